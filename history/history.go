@@ -1,0 +1,196 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Version is the schema version written into every document. A loader
+// refuses documents of another version instead of guessing at their meaning:
+// a checker that misreads a history would hand out a PASS it never earned.
+const Version = 1
+
+// Outcome is how the recording client classified one completed operation.
+// It is the client's only interpretation of a response; everything else is
+// left to the checker.
+type Outcome string
+
+const (
+	// OK is a definitive success: a 2xx status.
+	OK Outcome = "ok"
+	// Fail is a definitive failure: a 4xx status other than 409 (402 decline,
+	// 400 bad key, 422 payload mismatch, ...). The client will not retry and
+	// will pay some other way, so such an answer must have moved no money.
+	Fail Outcome = "fail"
+	// Info is indeterminate: a 5xx, a 409, a timeout, a reset. The client
+	// does not know whether money moved and retries with the same key.
+	Info Outcome = "info"
+)
+
+// Classify maps an HTTP status (0 for a transport error) to an Outcome.
+// 409 is indeterminate because the protocol makes it retryable: the owner
+// of the key may still charge.
+func Classify(status int) Outcome {
+	switch {
+	case status >= 200 && status < 300:
+		return OK
+	case status == 409:
+		return Info
+	case status >= 400 && status < 500:
+		return Fail
+	default:
+		return Info
+	}
+}
+
+// Op is one client request and its completion. Invoke and Complete are
+// offsets from the history's monotonic base time, so ops, faults and ledger
+// charges share one clock.
+type Op struct {
+	ID      int    `json:"id"`
+	Client  int    `json:"client"`  // logical client: one lane in the timeline
+	Replica int    `json:"replica"` // replica the request was sent to
+	Tenant  string `json:"tenant"`  // bearer token the request carried ("" = none sent)
+	// Key is the idempotency key the harness meant; KeyHeader is the exact
+	// header value sent (the quoted sf-string form, an over-long or empty
+	// value), and NoKey says that no header was sent at all.
+	Key       string `json:"key"`
+	KeyHeader string `json:"key_header"`
+	NoKey     bool   `json:"no_key,omitempty"`
+	// Order, Amount and Currency are what the body asked for; Body is the
+	// exact bytes sent, so the checker can judge canonical equality itself.
+	Order    string `json:"order"`
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+	Body     string `json:"body"`
+	// Purpose is the generator's label for why this op exists ("first",
+	// "retry", "duplicate", "late-retry@2xTTL", "mutated:amount", ...).
+	// The checker never trusts it for a verdict; reports show it.
+	Purpose string `json:"purpose,omitempty"`
+
+	Invoke   time.Duration `json:"invoke"`
+	Complete time.Duration `json:"complete"`
+	Outcome  Outcome       `json:"outcome"`
+	Status   int           `json:"status"` // 0 when no response arrived
+	// The judged part of a success body, and response headers of interest.
+	ChargeID     string `json:"charge_id,omitempty"`
+	RespAmount   int64  `json:"resp_amount,omitempty"`
+	RespCurrency string `json:"resp_currency,omitempty"`
+	RespOrder    string `json:"resp_order,omitempty"`
+	RespStatus   string `json:"resp_status,omitempty"` // body "status" field, e.g. "succeeded"
+	Replayed     bool   `json:"replayed,omitempty"`    // Idempotent-Replayed: true
+	RetryAfter   string `json:"retry_after,omitempty"`
+	Error        string `json:"error,omitempty"` // transport error or unparsable body
+}
+
+// Fault is one injected fault, from injection to heal. Gateway faults that
+// fire (a decline, a hold in charge-then-hang) are recorded as faults too,
+// with Fired set to when they struck.
+type Fault struct {
+	ID     int               `json:"id"`
+	Name   string            `json:"name"`   // "latency", "reset_peer", "kill", "pause", "gateway:charge_then_hang", ...
+	Target string            `json:"target"` // "client->replica0", "replica1->gateway", "replica0->postgres", "replica1", "gateway"
+	Params map[string]string `json:"params,omitempty"`
+	Inject time.Duration     `json:"inject"`
+	// Heal is when the fault was removed; Healed is false for a fault that
+	// was still active when recording stopped.
+	Heal   time.Duration `json:"heal"`
+	Healed bool          `json:"healed"`
+	Order  string        `json:"order,omitempty"` // for gateway faults matched by order
+}
+
+// Charge is one money movement recorded by the gateway's ledger, the ground
+// truth. Status is "succeeded" for moved money and "failed" for a decline
+// (stored and replayed, but no money moved).
+type Charge struct {
+	ID             string        `json:"id"`
+	Order          string        `json:"order"`
+	Amount         int64         `json:"amount"`
+	Currency       string        `json:"currency"`
+	Status         string        `json:"status"`
+	IdempotencyKey string        `json:"idempotency_key"`
+	APIKey         string        `json:"api_key"`
+	At             time.Duration `json:"at"`
+}
+
+// Succeeded reports whether the charge moved money.
+func (c Charge) Succeeded() bool { return c.Status == "succeeded" }
+
+// Policy is what the target declares about itself; the checker judges
+// expiry and convergence against it, never against defaults of its own.
+type Policy struct {
+	TTL            time.Duration `json:"ttl"`
+	RetryWindow    time.Duration `json:"retry_window"`
+	RecoveryWindow time.Duration `json:"recovery_window"`
+	MaxWait        time.Duration `json:"max_wait"`
+}
+
+// History is one run's record: every op, fault and charge on one clock.
+type History struct {
+	Version  int      `json:"version"`
+	Target   string   `json:"target"`
+	Family   string   `json:"family"`
+	Seed     uint64   `json:"seed"`
+	Replicas int      `json:"replicas"`
+	Policy   Policy   `json:"policy"`
+	Tenants  []string `json:"tenants,omitempty"`
+	Ops      []Op     `json:"ops"`
+	Faults   []Fault  `json:"faults"`
+	Charges  []Charge `json:"charges"`
+	// End is when recording stopped and the ledger was last read.
+	End time.Duration `json:"end"`
+	// Complete is false when the run was interrupted: a checker may still
+	// find violations in it, but absence of violations proves less.
+	Complete bool `json:"complete"`
+}
+
+// Write encodes h as indented JSON.
+func (h *History) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(h)
+}
+
+// WriteFile writes h to path.
+func (h *History) WriteFile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write history: %w", err)
+	}
+	if err := h.Write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write history %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// Read decodes a history and refuses unknown versions and fields.
+func Read(r io.Reader) (*History, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var h History
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("decode history: %w", err)
+	}
+	if h.Version != Version {
+		return nil, fmt.Errorf("history version %d: this build reads version %d", h.Version, Version)
+	}
+	return &h, nil
+}
+
+// ReadFile loads a history from path; errors name the file.
+func ReadFile(path string) (*History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}

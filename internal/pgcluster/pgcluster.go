@@ -1,0 +1,280 @@
+// Package pgcluster starts a throwaway PostgreSQL cluster from the local
+// server binaries: initdb into a temporary directory, postgres on a free
+// loopback port, removed again on Stop. It is what tests and the harness use
+// when no DATABASE_URL is given.
+//
+// PostgreSQL refuses to run as root, and CI runs as root: when the process
+// is root, the cluster is created and run as the `postgres` OS user in a
+// directory that user owns.
+package pgcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrNoBinaries means no PostgreSQL server binaries were found.
+var ErrNoBinaries = errors.New("no PostgreSQL server binaries (set PG_BIN or install postgresql)")
+
+// Options configures Start. Zero values pick sensible defaults.
+type Options struct {
+	// BinDir holds initdb and postgres; default $PG_BIN, else the newest
+	// /usr/lib/postgresql/*/bin.
+	BinDir string
+	// Dir is the parent of the temporary data directory; default os.TempDir().
+	Dir string
+	// Logger receives lifecycle messages; nil discards them.
+	Logger *slog.Logger
+	// StartTimeout bounds how long Start waits for the server to accept
+	// connections; default 60s.
+	StartTimeout time.Duration
+}
+
+// Cluster is a running throwaway PostgreSQL.
+type Cluster struct {
+	binDir string
+	dir    string
+	port   int
+	cmd    *exec.Cmd
+	cred   *syscall.Credential
+	log    *slog.Logger
+	waited chan struct{}
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start creates and starts a cluster. On error nothing is left running.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	bin, err := findBinDir(opts.BinDir)
+	if err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	cred, err := runAsCredential()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(opts.Dir, "idemcheck-pg-")
+	if err != nil {
+		return nil, fmt.Errorf("pgcluster: temp dir: %w", err)
+	}
+	c := &Cluster{binDir: bin, dir: dir, cred: cred, log: log, waited: make(chan struct{})}
+	if err := c.start(ctx, opts.StartTimeout); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) start(ctx context.Context, timeout time.Duration) error {
+	if c.cred != nil {
+		if err := os.Chown(c.dir, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+			return fmt.Errorf("pgcluster: chown %s: %w", c.dir, err)
+		}
+	}
+	if err := c.initdb(ctx); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	c.port = port
+	if err := c.launch(); err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	return c.waitReady(ctx, timeout)
+}
+
+func (c *Cluster) initdb(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(c.binDir, "initdb"),
+		"-D", c.dataDir(), "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C")
+	c.asUser(cmd)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pgcluster: initdb: %w: %s", err, lastLines(out, 5))
+	}
+	return nil
+}
+
+func (c *Cluster) launch() error {
+	logf, err := os.Create(c.LogPath())
+	if err != nil {
+		return fmt.Errorf("pgcluster: log file: %w", err)
+	}
+	cmd := exec.Command(filepath.Join(c.binDir, "postgres"),
+		"-D", c.dataDir(), "-p", strconv.Itoa(c.port), "-k", c.dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
+		"-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "max_connections=300", "-c", "shared_buffers=128MB")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	c.asUser(cmd)
+	// Its own process group, so a Ctrl-C at the terminal reaches us first and
+	// we shut it down in order instead of it dying under a running test.
+	cmd.SysProcAttr.Setpgid = true
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("pgcluster: start postgres: %w", err)
+	}
+	c.cmd = cmd
+	go func() {
+		cmd.Wait()
+		logf.Close()
+		close(c.waited)
+	}()
+	c.log.Info("postgres started", "port", c.port, "dir", c.dir, "pid", cmd.Process.Pid)
+	return nil
+}
+
+func (c *Cluster) waitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		conn, err := pgx.Connect(ctx, c.URL())
+		if err == nil {
+			conn.Close(ctx)
+			return nil
+		}
+		last = err
+		select {
+		case <-c.waited:
+			logTail, _ := os.ReadFile(c.LogPath())
+			return fmt.Errorf("pgcluster: postgres exited during start-up: %s", lastLines(logTail, 5))
+		case <-ctx.Done():
+			return fmt.Errorf("pgcluster: postgres not ready after %s: %w", timeout, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// URL is the connection string of the cluster's default database.
+func (c *Cluster) URL() string { return c.urlFor("postgres") }
+
+func (c *Cluster) urlFor(db string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.port, db)
+}
+
+// CreateDatabase creates a fresh database and returns its URL.
+func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
+	conn, err := pgx.Connect(ctx, c.URL())
+	if err != nil {
+		return "", fmt.Errorf("pgcluster: connect: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", fmt.Errorf("pgcluster: create database %q: %w", name, err)
+	}
+	return c.urlFor(name), nil
+}
+
+// BinDir is the directory of the server binaries (pgbench lives there too).
+func (c *Cluster) BinDir() string { return c.binDir }
+
+// Port is the loopback TCP port the server listens on.
+func (c *Cluster) Port() int { return c.port }
+
+// LogPath is the server's log file, kept until Stop.
+func (c *Cluster) LogPath() string { return filepath.Join(c.dir, "postgres.log") }
+
+func (c *Cluster) dataDir() string { return filepath.Join(c.dir, "data") }
+
+// Stop shuts the server down (fast shutdown, then SIGKILL after 10s) and
+// removes its directory. It is safe to call more than once.
+func (c *Cluster) Stop() error {
+	c.stopOnce.Do(func() {
+		if c.cmd != nil && c.cmd.Process != nil {
+			c.cmd.Process.Signal(syscall.SIGINT) // fast shutdown
+			select {
+			case <-c.waited:
+			case <-time.After(10 * time.Second):
+				syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+				<-c.waited
+			}
+		}
+		c.stopErr = os.RemoveAll(c.dir)
+	})
+	return c.stopErr
+}
+
+func (c *Cluster) asUser(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if c.cred != nil {
+		cmd.SysProcAttr.Credential = c.cred
+		cmd.Dir = c.dir
+	}
+}
+
+// runAsCredential returns the postgres user's credential when we are root.
+func runAsCredential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("pgcluster: running as root needs a `postgres` OS user: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+func findBinDir(explicit string) (string, error) {
+	candidates := []string{explicit, os.Getenv("PG_BIN")}
+	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(found, func(i, j int) bool { return versionOf(found[i]) > versionOf(found[j]) })
+	candidates = append(candidates, found...)
+	for _, dir := range candidates {
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "postgres")); err == nil {
+			return dir, nil
+		}
+	}
+	return "", ErrNoBinaries
+}
+
+func versionOf(binDir string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return v
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pgcluster: free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
