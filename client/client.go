@@ -1,0 +1,205 @@
+// Package client is the recording client: it sends charge-protocol requests
+// to a chosen replica and records each one's invocation and completion in a
+// history. Like etcd's robustness client it never interprets a result
+// beyond the three outcomes (ok, fail, info): judging is the checker's job.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// RoundRobin as a Request's Replica sends it to the next replica in turn.
+const RoundRobin = -1
+
+// maxBody bounds how much of a response the client reads; a payments API
+// that answers with more than this is broken in a way worth an error.
+const maxBody = 1 << 20
+
+// Client sends requests on behalf of many logical clients and records them.
+type Client struct {
+	protocol target.Protocol
+	rec      *history.Recorder
+	urls     []string
+	http     *http.Client
+	next     atomic.Uint64
+}
+
+// New returns a client for the replicas at urls (base URLs, no path).
+// timeout bounds one request; it must exceed the target's max_wait plus the
+// server's gateway timeout, or a slow honest answer is recorded as info.
+func New(p target.Protocol, rec *history.Recorder, urls []string, timeout time.Duration) *Client {
+	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}
+	return &Client{protocol: p, rec: rec, urls: urls, http: &http.Client{Timeout: timeout, Transport: tr}}
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+// Request is one charge attempt as the generator means it.
+type Request struct {
+	Client  int    // logical client (timeline lane)
+	Replica int    // replica index, or RoundRobin
+	Tenant  string // bearer token; "" sends no Authorization header
+	Key     string // idempotency key as meant
+	// KeyHeader, when non-nil, is sent verbatim instead of Key (quoted
+	// sf-string form, empty, over-long); NoKey sends no key header at all.
+	KeyHeader *string
+	NoKey     bool
+	Order     string
+	Amount    int64
+	Currency  string
+	// Body, when non-nil, is sent verbatim (reordered keys, 1e2, mutated
+	// fields); otherwise a body is built from Order, Amount and Currency.
+	Body    []byte
+	Purpose string
+}
+
+// Do sends req, waits for the answer (bounded by ctx and the client's
+// timeout) and returns the recorded op.
+func (c *Client) Do(ctx context.Context, req Request) history.Op {
+	op := c.opFor(req)
+	c.rec.Invoke(&op)
+	hreq, err := c.build(ctx, req, op)
+	if err != nil {
+		op.Outcome, op.Error = history.Info, err.Error()
+		return c.rec.Complete(op)
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		op.Outcome, op.Error = history.Info, err.Error()
+		return c.rec.Complete(op)
+	}
+	c.readResponse(resp, &op)
+	return c.rec.Complete(op)
+}
+
+func (c *Client) opFor(req Request) history.Op {
+	replica := req.Replica
+	if replica == RoundRobin || replica < 0 || replica >= len(c.urls) {
+		replica = int(c.next.Add(1)-1) % len(c.urls)
+	}
+	body := req.Body
+	if body == nil {
+		body = c.DefaultBody(req.Order, req.Amount, req.Currency)
+	}
+	header := req.Key
+	if req.KeyHeader != nil {
+		header = *req.KeyHeader
+	}
+	return history.Op{
+		Client: req.Client, Replica: replica, Tenant: req.Tenant,
+		Key: req.Key, KeyHeader: header, NoKey: req.NoKey,
+		Order: req.Order, Amount: req.Amount, Currency: req.Currency,
+		Body: string(body), Purpose: req.Purpose,
+	}
+}
+
+// DefaultBody is the canonical request body for an order, in the target's
+// field names, with a fixed description so that retries are byte-equal.
+func (c *Client) DefaultBody(order string, amount int64, currency string) []byte {
+	f := c.protocol.Fields
+	b, _ := json.Marshal(map[string]any{
+		f.Amount: amount, f.Currency: currency, f.OrderID: order,
+		"description": "idemcheck " + order,
+	})
+	return b
+}
+
+func (c *Client) build(ctx context.Context, req Request, op history.Op) (*http.Request, error) {
+	url := c.urls[op.Replica] + c.protocol.Path
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(op.Body)))
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if !req.NoKey {
+		// Set the raw value: Header.Set would canonicalise nothing in the
+		// value, but we must not drop an empty one either.
+		hreq.Header[http.CanonicalHeaderKey(c.protocol.KeyHeader)] = []string{op.KeyHeader}
+	}
+	if req.Tenant != "" {
+		hreq.Header.Set(c.protocol.AuthHeader, c.authValue(req.Tenant))
+	}
+	return hreq, nil
+}
+
+func (c *Client) authValue(tenant string) string {
+	if c.protocol.AuthScheme == "none" {
+		return tenant
+	}
+	return c.protocol.AuthScheme + " " + tenant
+}
+
+func (c *Client) readResponse(resp *http.Response, op *history.Op) {
+	defer resp.Body.Close()
+	op.Status = resp.StatusCode
+	op.Outcome = history.Classify(resp.StatusCode)
+	op.Replayed = resp.Header.Get(c.protocol.ReplayHeader) == "true"
+	op.RetryAfter = resp.Header.Get("Retry-After")
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		// The status line arrived but the body did not: the client cannot
+		// trust a half-read success, so it is indeterminate.
+		op.Outcome, op.Error = history.Info, "read body: "+err.Error()
+		return
+	}
+	if op.Outcome == history.OK {
+		if err := c.parseSuccess(body, op); err != nil {
+			op.Error = err.Error()
+		}
+	}
+}
+
+// parseSuccess extracts the judged fields of a success body through the
+// target's field mapping. A missing field stays empty; the checker judges.
+func (c *Client) parseSuccess(body []byte, op *history.Op) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return fmt.Errorf("success body is not a JSON object: %w", err)
+	}
+	f := c.protocol.Fields
+	var errs []error
+	errs = append(errs, str(m, f.ID, &op.ChargeID), str(m, f.Currency, &op.RespCurrency),
+		str(m, f.OrderID, &op.RespOrder), str(m, f.Status, &op.RespStatus), num(m, f.Amount, &op.RespAmount))
+	return errors.Join(errs...)
+}
+
+func str(m map[string]json.RawMessage, field string, dst *string) error {
+	raw, ok := m[field]
+	if !ok {
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("success body field %q: expected a string", field)
+	}
+	return nil
+}
+
+func num(m map[string]json.RawMessage, field string, dst *int64) error {
+	raw, ok := m[field]
+	if !ok {
+		return nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		var f float64
+		if json.Unmarshal(raw, &f) != nil || f != float64(int64(f)) {
+			return fmt.Errorf("success body field %q: expected an integer", field)
+		}
+		n = int64(f)
+	}
+	*dst = n
+	return nil
+}

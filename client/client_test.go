@@ -1,0 +1,133 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/client"
+	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+func protocol(t *testing.T) target.Protocol {
+	tg, err := target.Parse("t.yaml", []byte("name: t\nstart: {command: x}\npolicy: {ttl: 1h}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg.Protocol
+}
+
+// seen records what the server received, so tests can assert on the wire.
+type seen struct {
+	mu   sync.Mutex
+	reqs []*http.Request
+	body []string
+}
+
+func server(t *testing.T, s *seen, status int, body string, hdr map[string]string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.reqs, s.body = append(s.reqs, r), append(s.body, string(b))
+		s.mu.Unlock()
+		for k, v := range hdr {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestClient_RecordsSuccessFields(t *testing.T) {
+	var s seen
+	srv := server(t, &s, 201, `{"id":"ch_1","status":"succeeded","amount":1250,"currency":"usd","order_id":"ord_1"}`, map[string]string{"Idempotent-Replayed": "true"})
+	rec := history.NewRecorder(history.History{})
+	c := client.New(protocol(t), rec, []string{srv.URL}, 5*time.Second)
+	op := c.Do(context.Background(), client.Request{Client: 3, Replica: 0, Tenant: "tenant_a", Key: "k1", Order: "ord_1", Amount: 1250, Currency: "usd"})
+	if op.Outcome != history.OK || op.Status != 201 || op.ChargeID != "ch_1" || op.RespAmount != 1250 || op.RespCurrency != "usd" || op.RespOrder != "ord_1" || !op.Replayed {
+		t.Fatalf("op = %+v", op)
+	}
+	if op.Complete < op.Invoke {
+		t.Fatalf("complete %v before invoke %v", op.Complete, op.Invoke)
+	}
+	r := s.reqs[0]
+	if r.Header.Get("Idempotency-Key") != "k1" || r.Header.Get("Authorization") != "Bearer tenant_a" || r.URL.Path != "/v1/charges" {
+		t.Fatalf("wire headers: %v path %s", r.Header, r.URL.Path)
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(s.body[0]), &body); err != nil || body["order_id"] != "ord_1" || body["amount"] != 1250.0 {
+		t.Fatalf("wire body %s: %v", s.body[0], err)
+	}
+	if h := rec.Snapshot(true); len(h.Ops) != 1 || h.Ops[0].ChargeID != "ch_1" {
+		t.Fatalf("history ops = %+v", h.Ops)
+	}
+}
+
+func TestClient_Classification(t *testing.T) {
+	cases := []struct {
+		status int
+		want   history.Outcome
+	}{{200, history.OK}, {201, history.OK}, {400, history.Fail}, {402, history.Fail}, {422, history.Fail}, {409, history.Info}, {500, history.Info}, {503, history.Info}}
+	for _, c := range cases {
+		var s seen
+		srv := server(t, &s, c.status, `{}`, map[string]string{"Retry-After": "1"})
+		cl := client.New(protocol(t), history.NewRecorder(history.History{}), []string{srv.URL}, 5*time.Second)
+		op := cl.Do(context.Background(), client.Request{Tenant: "a", Key: "k", Order: "o", Amount: 1, Currency: "usd"})
+		if op.Outcome != c.want || op.Status != c.status || op.RetryAfter != "1" {
+			t.Errorf("status %d: op = %+v, want outcome %s", c.status, op, c.want)
+		}
+	}
+}
+
+func TestClient_TransportErrorIsInfo(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens any more: connection refused
+	c := client.New(protocol(t), history.NewRecorder(history.History{}), []string{url}, time.Second)
+	op := c.Do(context.Background(), client.Request{Tenant: "a", Key: "k", Order: "o", Amount: 1, Currency: "usd"})
+	if op.Outcome != history.Info || op.Status != 0 || op.Error == "" {
+		t.Fatalf("op = %+v", op)
+	}
+}
+
+func TestClient_RawKeyHeaderBodyAndNoKey(t *testing.T) {
+	var s seen
+	srv := server(t, &s, 400, `{}`, nil)
+	c := client.New(protocol(t), history.NewRecorder(history.History{}), []string{srv.URL}, time.Second)
+	quoted, empty := `"k1"`, ""
+	c.Do(context.Background(), client.Request{Tenant: "a", Key: "k1", KeyHeader: &quoted, Body: []byte(`{ "b": 1e2 }`)})
+	c.Do(context.Background(), client.Request{Tenant: "a", Key: "", KeyHeader: &empty})
+	op := c.Do(context.Background(), client.Request{Tenant: "a", NoKey: true})
+	if got := s.reqs[0].Header.Get("Idempotency-Key"); got != `"k1"` || s.body[0] != `{ "b": 1e2 }` {
+		t.Fatalf("quoted key %q body %q", got, s.body[0])
+	}
+	if v, ok := s.reqs[1].Header["Idempotency-Key"]; !ok || v[0] != "" {
+		t.Fatalf("empty key header not sent: %v", s.reqs[1].Header)
+	}
+	if _, ok := s.reqs[2].Header["Idempotency-Key"]; ok || !op.NoKey {
+		t.Fatalf("NoKey sent a key header: %v", s.reqs[2].Header)
+	}
+}
+
+func TestClient_RoundRobin(t *testing.T) {
+	var s0, s1 seen
+	a, b := server(t, &s0, 201, `{}`, nil), server(t, &s1, 201, `{}`, nil)
+	c := client.New(protocol(t), history.NewRecorder(history.History{}), []string{a.URL, b.URL}, time.Second)
+	var replicas []string
+	for i := 0; i < 4; i++ {
+		op := c.Do(context.Background(), client.Request{Replica: client.RoundRobin, Tenant: "a", Key: "k", Order: "o", Amount: 1, Currency: "usd"})
+		replicas = append(replicas, string(rune('0'+op.Replica)))
+	}
+	if strings.Join(replicas, "") != "0101" || len(s0.reqs) != 2 || len(s1.reqs) != 2 {
+		t.Fatalf("replicas %v, counts %d %d", replicas, len(s0.reqs), len(s1.reqs))
+	}
+}

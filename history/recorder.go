@@ -1,0 +1,98 @@
+package history
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Recorder collects a history while a run goes on. It stamps everything
+// against one monotonic base time (time.Since on a time.Time that carries
+// a monotonic reading), so ops from many goroutines, faults and ledger
+// charges can be ordered against each other. It never interprets anything.
+type Recorder struct {
+	base time.Time
+
+	mu      sync.Mutex
+	h       History
+	nextOp  int
+	nextFlt int
+}
+
+// NewRecorder starts a recording now.
+func NewRecorder(meta History) *Recorder {
+	meta.Version = Version
+	meta.Ops, meta.Faults, meta.Charges = nil, nil, nil
+	return &Recorder{base: time.Now(), h: meta}
+}
+
+// Now is the offset from the recording's base time.
+func (r *Recorder) Now() time.Duration { return time.Since(r.base) }
+
+// At converts a wall-clock instant (e.g. a ledger timestamp taken with
+// time.Now in this process) to an offset on the recording's clock.
+func (r *Recorder) At(t time.Time) time.Duration { return t.Sub(r.base) }
+
+// Invoke reserves an op id and stamps its invocation.
+func (r *Recorder) Invoke(op *Op) {
+	r.mu.Lock()
+	op.ID = r.nextOp
+	r.nextOp++
+	r.mu.Unlock()
+	op.Invoke = r.Now()
+}
+
+// Complete stamps op's completion and appends it to the history.
+func (r *Recorder) Complete(op Op) Op {
+	op.Complete = r.Now()
+	r.mu.Lock()
+	r.h.Ops = append(r.h.Ops, op)
+	r.mu.Unlock()
+	return op
+}
+
+// Inject records a fault's injection and returns its id for Heal.
+func (r *Recorder) Inject(f Fault) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f.ID = r.nextFlt
+	r.nextFlt++
+	f.Inject = r.Now()
+	r.h.Faults = append(r.h.Faults, f)
+	return f.ID
+}
+
+// Heal records that fault id was removed.
+func (r *Recorder) Heal(id int) {
+	now := r.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.h.Faults {
+		if r.h.Faults[i].ID == id && !r.h.Faults[i].Healed {
+			r.h.Faults[i].Heal, r.h.Faults[i].Healed = now, true
+		}
+	}
+}
+
+// Charge records one ledger charge.
+func (r *Recorder) Charge(c Charge) {
+	r.mu.Lock()
+	r.h.Charges = append(r.h.Charges, c)
+	r.mu.Unlock()
+}
+
+// Snapshot returns a copy of the history so far, ops sorted by invocation
+// and charges by time. complete marks whether the run finished.
+func (r *Recorder) Snapshot(complete bool) *History {
+	r.mu.Lock()
+	h := r.h
+	h.Ops = append([]Op(nil), r.h.Ops...)
+	h.Faults = append([]Fault(nil), r.h.Faults...)
+	h.Charges = append([]Charge(nil), r.h.Charges...)
+	r.mu.Unlock()
+	h.End = r.Now()
+	h.Complete = complete
+	sort.SliceStable(h.Ops, func(i, j int) bool { return h.Ops[i].ID < h.Ops[j].ID })
+	sort.SliceStable(h.Charges, func(i, j int) bool { return h.Charges[i].At < h.Charges[j].At })
+	return &h
+}

@@ -1,0 +1,85 @@
+package target_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/target"
+)
+
+func TestLoad_ExampleReference(t *testing.T) {
+	tg, err := target.Load("../examples/reference.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Name != "reference" || tg.Replicas != 2 || tg.Policy.TTL != 24*time.Hour || tg.Policy.MaxWait != 2*time.Second {
+		t.Fatalf("unexpected target: %+v", tg)
+	}
+	r, err := tg.Render(target.Vars{ListenAddr: "127.0.0.1:9000", DatabaseURL: "postgres://db", GatewayURL: "http://gw", GatewayAPIKey: "sk_test", TTL: time.Hour, MaxWait: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"DATABASE_URL=postgres://db", "GATEWAY_API_KEY=sk_test", "GATEWAY_URL=http://gw", "IDEMPOTENCY_TTL=1h0m0s", "LISTEN_ADDR=127.0.0.1:9000", "MAX_WAIT=1s"}
+	if strings.Join(r.Env, " ") != strings.Join(want, " ") {
+		t.Fatalf("env = %v, want %v", r.Env, want)
+	}
+}
+
+func TestLoad_Defaults(t *testing.T) {
+	tg, err := target.Parse("min.yaml", []byte("name: x\nstart: {command: ./srv}\npolicy: {ttl: 1h}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Replicas != 2 || tg.Protocol.KeyHeader != "Idempotency-Key" || tg.Policy.RetryWindow != time.Hour || len(tg.Tenants) != 2 || tg.Ready.Path != "/healthz" {
+		t.Fatalf("defaults not applied: %+v", tg)
+	}
+}
+
+// Every bad file names file:line, the field, and what was expected.
+func TestLoad_BadFiles(t *testing.T) {
+	cases := []struct {
+		name, yaml, want string
+	}{
+		{"unknown field", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nreplika: 2\n", "bad.yaml:4:"},
+		{"wrong type", "name: x\nstart: {command: ./s}\nreplicas: many\npolicy: {ttl: 1h}\n", "bad.yaml:3:"},
+		{"bad duration", "name: x\nstart: {command: ./s}\npolicy:\n  ttl: forever\n", "bad.yaml:4:"},
+		{"missing ttl", "name: x\nstart: {command: ./s}\npolicy:\n  max_wait: 1s\n", "bad.yaml:3: policy.ttl: expected the positive duration"},
+		{"missing command", "name: x\npolicy: {ttl: 1h}\n", "bad.yaml: start.command: expected the command"},
+		{"bad name", "name: X Y\nstart: {command: ./s}\npolicy: {ttl: 1h}\n", "bad.yaml:1: name: expected"},
+		{"too many replicas", "name: x\nstart: {command: ./s}\nreplicas: 99\npolicy: {ttl: 1h}\n", "bad.yaml:3: replicas: expected 1 to 16"},
+		{"unknown need", "name: x\nstart: {command: ./s}\nneeds: [postgres, redis]\npolicy: {ttl: 1h}\n", "bad.yaml:3: needs[1]: expected one of [postgres]"},
+		{"bad template", "name: x\nstart:\n  command: ./s\n  env:\n    DB: \"{{.Databse}}\"\npolicy: {ttl: 1h}\n", "bad.yaml:5: start.env.DB: bad template"},
+		{"one tenant", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\ntenants: [a]\n", "bad.yaml:4: tenants: expected at least two"},
+		{"duplicate tenant", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\ntenants:\n  - a\n  - a\n", "bad.yaml:6: tenants[1]: tenant \"a\" is listed twice"},
+		{"bad header", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  key_header: \"Idem Key\"\n", "bad.yaml:5: protocol.key_header: expected an HTTP header name"},
+		{"syntax", "name: x\nstart: [\n", "bad.yaml:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := target.Parse("bad.yaml", []byte(c.yaml))
+			if err == nil {
+				t.Fatal("accepted a bad file")
+			}
+			if !errors.Is(err, target.ErrInvalid) {
+				t.Errorf("error does not wrap ErrInvalid: %v", err)
+			}
+			if !strings.HasPrefix(err.Error(), c.want) {
+				t.Errorf("error = %q, want prefix %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestLoad_MissingFile(t *testing.T) {
+	_, err := target.Load(filepath.Join(t.TempDir(), "nope.yaml"))
+	if err == nil || !errors.Is(err, target.ErrInvalid) || !strings.Contains(err.Error(), "nope.yaml") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, statErr := os.Stat("nope.yaml"); statErr == nil {
+		t.Fatal("created a file")
+	}
+}

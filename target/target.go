@@ -1,0 +1,135 @@
+package target
+
+import (
+	"bytes"
+	"fmt"
+	"text/template"
+	"time"
+)
+
+// Target describes a system under test: how to start it, how it speaks the
+// charge protocol, and what it promises. It is loaded from a YAML file (see
+// Load) or taken from the built-in table (see Builtin).
+type Target struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	// Start says how to run one replica as a child process. Every string
+	// in it is a text/template over Vars.
+	Start Start `yaml:"start"`
+	// Image, when set, runs replicas as containers of this image instead
+	// of processes (container mode).
+	Image string `yaml:"image"`
+	// Replicas is how many copies run at once on one database (default 2).
+	Replicas int `yaml:"replicas"`
+	// Needs lists the services the server needs: "postgres".
+	Needs    []string `yaml:"needs"`
+	Ready    Ready    `yaml:"ready"`
+	Protocol Protocol `yaml:"protocol"`
+	Policy   Policy   `yaml:"policy"`
+	// Tenants are bearer tokens, one per tenant (default tenant_a, tenant_b).
+	Tenants []string `yaml:"tenants"`
+
+	// File is where the target was loaded from ("" for built-ins).
+	File string `yaml:"-"`
+}
+
+// Start is the command line and environment of one replica.
+type Start struct {
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Dir     string            `yaml:"dir"`
+	Env     map[string]string `yaml:"env"`
+}
+
+// Ready is the readiness probe: GET Path must answer 2xx within Timeout.
+type Ready struct {
+	Path    string        `yaml:"path"`
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// Protocol maps the charge protocol onto a server's dialect.
+type Protocol struct {
+	Path         string `yaml:"path"`          // default /v1/charges
+	KeyHeader    string `yaml:"key_header"`    // default Idempotency-Key
+	AuthHeader   string `yaml:"auth_header"`   // default Authorization
+	AuthScheme   string `yaml:"auth_scheme"`   // default Bearer; "" after "none" sends the token bare
+	ReplayHeader string `yaml:"replay_header"` // default Idempotent-Replayed
+	Fields       Fields `yaml:"fields"`
+}
+
+// Fields names the body fields (request and success response).
+type Fields struct {
+	Amount   string `yaml:"amount"`   // default amount
+	Currency string `yaml:"currency"` // default currency
+	OrderID  string `yaml:"order_id"` // default order_id
+	ID       string `yaml:"id"`       // default id (response)
+	Status   string `yaml:"status"`   // default status (response)
+}
+
+// Policy is what the target promises; the checker judges against it.
+type Policy struct {
+	TTL            time.Duration `yaml:"ttl"`             // how long a key dedupes
+	RetryWindow    time.Duration `yaml:"retry_window"`    // how late a client retry is still covered
+	RecoveryWindow time.Duration `yaml:"recovery_window"` // after faults heal, crashed keys converge within this
+	MaxWait        time.Duration `yaml:"max_wait"`        // how long a duplicate may be held before 409
+}
+
+// Vars are the values a Start template may use.
+type Vars struct {
+	Replica       int    // 0-based replica index
+	ListenAddr    string // host:port the replica must listen on
+	Port          int
+	DatabaseURL   string // the replica's link to PostgreSQL (through its proxy)
+	GatewayURL    string // the replica's link to the gateway (through its proxy)
+	GatewayAPIKey string
+	TTL           time.Duration
+	MaxWait       time.Duration
+	WorkDir       string // a scratch directory for this replica
+}
+
+// Rendered is a Start with every template executed.
+type Rendered struct {
+	Command string
+	Args    []string
+	Dir     string
+	Env     []string // KEY=value, sorted by key
+}
+
+// Render executes the Start templates for one replica.
+func (t *Target) Render(v Vars) (Rendered, error) {
+	var r Rendered
+	var err error
+	if r.Command, err = expand("start.command", t.Start.Command, v); err != nil {
+		return r, err
+	}
+	if r.Dir, err = expand("start.dir", t.Start.Dir, v); err != nil {
+		return r, err
+	}
+	for i, a := range t.Start.Args {
+		s, err := expand(fmt.Sprintf("start.args[%d]", i), a, v)
+		if err != nil {
+			return r, err
+		}
+		r.Args = append(r.Args, s)
+	}
+	for _, k := range sortedKeys(t.Start.Env) {
+		s, err := expand("start.env."+k, t.Start.Env[k], v)
+		if err != nil {
+			return r, err
+		}
+		r.Env = append(r.Env, k+"="+s)
+	}
+	return r, nil
+}
+
+func expand(field, text string, v Vars) (string, error) {
+	tmpl, err := template.New(field).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", field, err)
+	}
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, v); err != nil {
+		return "", fmt.Errorf("%s: %w", field, err)
+	}
+	return b.String(), nil
+}
