@@ -203,3 +203,6 @@ func num(m map[string]json.RawMessage, field string, dst *int64) error {
 	*dst = n
 	return nil
 }
+
+// Timeout is the bound of one request.
+func (c *Client) Timeout() time.Duration { return c.http.Timeout }

@@ -5,48 +5,23 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+	"github.com/idemcheck/idemcheck/internal/yamlfile"
 )
 
 // ErrInvalid marks every error about the content of a target file, so the
 // CLI can map it to exit code 2 (bad target file) before anything starts.
 var ErrInvalid = errors.New("invalid target")
 
-// FieldError names the place in a target file that is wrong and what was
-// expected there. Its Error is "file:line: field: message".
-type FieldError struct {
-	File  string
-	Line  int // 0 when the field is absent from the file
-	Field string
-	Msg   string
-}
-
-func (e *FieldError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Field == "" {
-		return fmt.Sprintf("%s: %s", loc, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s: %s", loc, e.Field, e.Msg)
-}
-
-func (e *FieldError) Unwrap() error { return ErrInvalid }
-
 // Load reads, decodes and validates a target file. Unknown fields, wrong
 // types and missing or out-of-range values are all errors that name the
-// file, the line and the field.
+// file, the line and the field, and wrap ErrInvalid.
 func Load(path string) (*Target, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &FieldError{File: path, Msg: fmt.Sprintf("cannot read target file: %v", err)}
+		return nil, &yamlfile.FieldError{File: path, Msg: fmt.Sprintf("cannot read target file: %v", err), Kind: ErrInvalid}
 	}
 	return Parse(path, data)
 }
@@ -54,106 +29,14 @@ func Load(path string) (*Target, error) {
 // Parse is Load for bytes already read; name is used in errors.
 func Parse(name string, data []byte) (*Target, error) {
 	var t Target
-	if err := yaml.UnmarshalWithOptions(data, &t, yaml.Strict()); err != nil {
-		return nil, decodeError(name, data, err)
-	}
-	t.File = name
-	file, _ := parser.ParseBytes(data, 0)
-	if err := t.Validate(); err != nil {
-		var fe *FieldError
-		if errors.As(err, &fe) {
-			fe.File, fe.Line = name, lineOf(file, fe.Field)
-		}
+	if err := yamlfile.Decode(name, data, &t, ErrInvalid); err != nil {
 		return nil, err
 	}
+	t.File = name
+	if err := t.Validate(); err != nil {
+		return nil, yamlfile.Locate(name, data, err, ErrInvalid)
+	}
 	return &t, nil
-}
-
-func decodeError(name string, data []byte, err error) error {
-	var ye yaml.Error
-	if errors.As(err, &ye) && ye.GetToken() != nil {
-		tk := ye.GetToken()
-		return &FieldError{File: name, Line: tk.Position.Line, Msg: ye.GetMessage()}
-	}
-	if line, field := findBadDuration(data); line > 0 {
-		return &FieldError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("expected a duration such as 500ms, 30s or 24h: %v", err)}
-	}
-	return &FieldError{File: name, Msg: err.Error()}
-}
-
-// durationFields are the keys whose values must parse as time.Duration.
-var durationFields = map[string]bool{"ttl": true, "retry_window": true, "recovery_window": true, "max_wait": true, "timeout": true}
-
-// findBadDuration locates the first duration value that does not parse:
-// the YAML decoder reports such errors without a position.
-func findBadDuration(data []byte) (line int, field string) {
-	file, err := parser.ParseBytes(data, 0)
-	if err != nil || len(file.Docs) == 0 {
-		return 0, ""
-	}
-	var found *ast.MappingValueNode
-	ast.Walk(visitorFunc(func(n ast.Node) bool {
-		mv, ok := n.(*ast.MappingValueNode)
-		if !ok || found != nil {
-			return found == nil
-		}
-		if durationFields[mv.Key.String()] {
-			if _, err := time.ParseDuration(strings.Trim(mv.Value.String(), `"'`)); err != nil {
-				found = mv
-			}
-		}
-		return true
-	}), file.Docs[0])
-	if found == nil {
-		return 0, ""
-	}
-	return found.Value.GetToken().Position.Line, strings.TrimPrefix(found.GetPath(), "$.")
-}
-
-type visitorFunc func(ast.Node) bool
-
-func (f visitorFunc) Visit(n ast.Node) ast.Visitor {
-	if f(n) {
-		return f
-	}
-	return nil
-}
-
-// lineOf finds the line of a dotted field path ("policy.ttl",
-// "start.args[1]") in the parsed file, 0 when it is not there.
-func lineOf(file *ast.File, field string) int {
-	if file == nil || field == "" {
-		return 0
-	}
-	for f := field; f != ""; f = parent(f) {
-		p, err := yaml.PathString("$." + f)
-		if err != nil {
-			continue
-		}
-		if n, err := p.FilterFile(file); err == nil && n != nil {
-			return nodeLine(n, f != field)
-		}
-	}
-	return 0
-}
-
-// nodeLine is the line of n. For a missing field reported at its parent,
-// a block mapping's first token is on the line after the parent's key: the
-// key's line is the one a reader wants.
-func nodeLine(n ast.Node, isParent bool) int {
-	line := n.GetToken().Position.Line
-	if m, ok := n.(*ast.MappingNode); ok && isParent && !m.IsFlowStyle && line > 1 {
-		return line - 1
-	}
-	return line
-}
-
-func parent(field string) string {
-	i := strings.LastIndexAny(field, ".[")
-	if i < 0 {
-		return ""
-	}
-	return field[:i]
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
@@ -172,7 +55,7 @@ const (
 var DefaultTenants = []string{"tenant_a", "tenant_b"}
 
 // Validate fills defaults and checks every field. Its errors are
-// *FieldError with Field set (File and Line are filled by Parse).
+// *yamlfile.FieldError with Field set (File and Line are filled by Parse).
 func (t *Target) Validate() error {
 	t.defaults()
 	for _, check := range []func() error{t.checkName, t.checkStart, t.checkNeeds, t.checkReady, t.checkProtocol, t.checkPolicy, t.checkTenants, t.checkTemplates} {
@@ -223,9 +106,7 @@ func orDefault(v, d string) string {
 	return v
 }
 
-func bad(field, format string, args ...any) error {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
-}
+var bad = yamlfile.Bad
 
 func (t *Target) checkName() error {
 	if !nameRE.MatchString(t.Name) {
@@ -320,13 +201,4 @@ func (t *Target) checkTemplates() error {
 	}
 	field, msg, _ := strings.Cut(err.Error(), ": ")
 	return bad(field, "bad template: %s", msg)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

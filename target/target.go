@@ -3,6 +3,8 @@ package target
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"text/template"
 	"time"
 )
@@ -112,7 +114,7 @@ func (t *Target) Render(v Vars) (Rendered, error) {
 		}
 		r.Args = append(r.Args, s)
 	}
-	for _, k := range sortedKeys(t.Start.Env) {
+	for _, k := range slices.Sorted(maps.Keys(t.Start.Env)) {
 		s, err := expand("start.env."+k, t.Start.Env[k], v)
 		if err != nil {
 			return r, err

@@ -1,0 +1,151 @@
+// Package yamlfile decodes the project's YAML files (targets, incidents)
+// strictly and reports every error as file:line: field: what was expected.
+package yamlfile
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// FieldError names the place in a file that is wrong and what was expected
+// there. Its Error is "file:line: field: message". Kind is the sentinel it
+// unwraps to, so callers can tell a bad target from a bad incident file.
+type FieldError struct {
+	File  string
+	Line  int // 0 when the field is absent from the file
+	Field string
+	Msg   string
+	Kind  error
+}
+
+func (e *FieldError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %s", loc, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", loc, e.Field, e.Msg)
+}
+
+// Unwrap returns the error's kind.
+func (e *FieldError) Unwrap() error { return e.Kind }
+
+// Bad is a FieldError for a field, with no position yet: Locate fills it.
+func Bad(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Decode strictly decodes data into v: unknown fields, wrong types and bad
+// durations are errors with file and line.
+func Decode(name string, data []byte, v any, kind error) error {
+	if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
+		return decodeError(name, data, err, kind)
+	}
+	return nil
+}
+
+// Locate fills in File, Line and Kind of a *FieldError returned by a
+// validation, by finding its Field in data. Other errors pass unchanged.
+func Locate(name string, data []byte, err error, kind error) error {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		file, _ := parser.ParseBytes(data, 0)
+		fe.File, fe.Line, fe.Kind = name, lineOf(file, fe.Field), kind
+	}
+	return err
+}
+
+func decodeError(name string, data []byte, err error, kind error) error {
+	var ye yaml.Error
+	if errors.As(err, &ye) && ye.GetToken() != nil {
+		tk := ye.GetToken()
+		return &FieldError{File: name, Line: tk.Position.Line, Msg: ye.GetMessage(), Kind: kind}
+	}
+	if line, field := findBadDuration(data); line > 0 {
+		return &FieldError{File: name, Line: line, Field: field, Kind: kind, Msg: fmt.Sprintf("expected a duration such as 500ms, 30s or 24h: %v", err)}
+	}
+	return &FieldError{File: name, Msg: err.Error(), Kind: kind}
+}
+
+// lineOf finds the line of a dotted field path ("policy.ttl",
+// "start.args[1]") in the parsed file, 0 when it is not there.
+func lineOf(file *ast.File, field string) int {
+	if file == nil || field == "" {
+		return 0
+	}
+	for f := field; f != ""; f = parent(f) {
+		p, err := yaml.PathString("$." + f)
+		if err != nil {
+			continue
+		}
+		if n, err := p.FilterFile(file); err == nil && n != nil {
+			return nodeLine(n, f != field)
+		}
+	}
+	return 0
+}
+
+// nodeLine is the line of n. For a missing field reported at its parent,
+// a block mapping's first token is on the line after the parent's key: the
+// key's line is the one a reader wants.
+func nodeLine(n ast.Node, isParent bool) int {
+	line := n.GetToken().Position.Line
+	if m, ok := n.(*ast.MappingNode); ok && isParent && !m.IsFlowStyle && line > 1 {
+		return line - 1
+	}
+	return line
+}
+
+func parent(field string) string {
+	i := strings.LastIndexAny(field, ".[")
+	if i < 0 {
+		return ""
+	}
+	return field[:i]
+}
+
+// durationFields are the keys whose values must parse as time.Duration.
+var durationFields = map[string]bool{"ttl": true, "retry_window": true, "recovery_window": true, "max_wait": true, "timeout": true, "for": true}
+
+// findBadDuration locates the first duration value that does not parse:
+// the YAML decoder reports such errors without a position.
+func findBadDuration(data []byte) (line int, field string) {
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil || len(file.Docs) == 0 {
+		return 0, ""
+	}
+	var found *ast.MappingValueNode
+	ast.Walk(visitorFunc(func(n ast.Node) bool {
+		mv, ok := n.(*ast.MappingValueNode)
+		if !ok || found != nil {
+			return found == nil
+		}
+		if durationFields[mv.Key.String()] {
+			if _, err := time.ParseDuration(strings.Trim(mv.Value.String(), `"'`)); err != nil {
+				found = mv
+			}
+		}
+		return true
+	}), file.Docs[0])
+	if found == nil {
+		return 0, ""
+	}
+	return found.Value.GetToken().Position.Line, strings.TrimPrefix(found.GetPath(), "$.")
+}
+
+type visitorFunc func(ast.Node) bool
+
+func (f visitorFunc) Visit(n ast.Node) ast.Visitor {
+	if f(n) {
+		return f
+	}
+	return nil
+}

@@ -1,0 +1,267 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// Family is a named generator of scenarios: a property-based test family.
+type Family struct {
+	Name  string
+	Level string // the certification level it exercises (DESIGN.md §5)
+	Doc   string
+	// Gen draws one scenario. Every Draw is labelled, so a shrunk
+	// counterexample reads as the choices that matter.
+	Gen func(t *rapid.T, tg *target.Target, replicas int) Scenario
+}
+
+// Families is the table of property-based families, in level order.
+// "mixed" is appended by init: it draws from all the others.
+var Families = []Family{
+	{Name: "concurrent-duplicates", Level: "L2", Doc: "duplicates in flight together, across replicas, with latency on the gateway", Gen: genConcurrent},
+	{Name: "key-reuse", Level: "L3", Doc: "same key with a different body (each field) and with semantically equal bodies", Gen: genKeyReuse},
+	{Name: "crash-window", Level: "L4", Doc: "kills, pauses, gateway faults and link faults at every point of a request, then retries", Gen: genCrash},
+	{Name: "late-retry", Level: "L5", Doc: "retries at fractions and multiples of the TTL and the promised retry window", Gen: genLateRetry},
+	{Name: "tenants", Level: "L1", Doc: "one key used by two tenants", Gen: genTenants},
+	{Name: "protocol", Level: "L1", Doc: "missing, empty, over-long, quoted and malformed keys; sequential retries", Gen: genProtocol},
+}
+
+// The mixed family draws from the others, so it joins the table last.
+func init() {
+	Families = append(Families, Family{Name: "mixed", Level: "L5", Doc: "all families at once: the nightly soak", Gen: genMixed})
+}
+
+// FamilyByName finds a family.
+func FamilyByName(name string) (Family, error) {
+	for _, f := range Families {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Family{}, fmt.Errorf("unknown family %q: expected one of %s", name, strings.Join(FamilyNames(), ", "))
+}
+
+// FamilyNames lists the families' names in table order.
+func FamilyNames() []string {
+	var names []string
+	for _, f := range Families {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// builder accumulates steps with small helpers, so generators read as
+// timelines.
+type builder struct{ steps []Step }
+
+func (b *builder) add(s Step)     { b.steps = append(b.steps, s) }
+func (b *builder) send(s Send)    { b.add(Step{Send: &s}) }
+func (b *builder) wait(w Wait)    { b.add(Step{Wait: &w}) }
+func (b *builder) fault(f Fault)  { b.add(Step{Fault: &f}) }
+func (b *builder) heal(id string) { b.add(Step{Heal: id}) }
+func (b *builder) waitAll()       { b.wait(Wait{Responses: []string{"*"}}) }
+func (b *builder) scenario(fam string) Scenario {
+	return Scenario{Name: fam, Family: fam, Steps: b.steps}
+}
+
+func drawAmount(t *rapid.T) int64 { return int64(rapid.IntRange(50, 99999).Draw(t, "amount")) }
+
+func genConcurrent(t *rapid.T, tg *target.Target, replicas int) Scenario {
+	var b builder
+	latency := rapid.SampledFrom([]string{"50ms", "150ms", "300ms"}).Draw(t, "gateway_latency")
+	b.fault(Fault{ID: "slow", Kind: "gateway:slow", Params: map[string]string{"latency": latency}})
+	orders := rapid.IntRange(1, 3).Draw(t, "orders")
+	for o := 0; o < orders; o++ {
+		order, key := fmt.Sprintf("o%d", o), fmt.Sprintf("k%d", o)
+		tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
+		amount := drawAmount(t)
+		dups := rapid.IntRange(2, 6).Draw(t, "duplicates")
+		for d := 0; d < dups; d++ {
+			replica := rapid.IntRange(0, replicas-1).Draw(t, "replica")
+			b.send(Send{ID: fmt.Sprintf("%s_%d", order, d), Client: d, Replica: replica, Tenant: tenant, Key: key, Order: order, Amount: amount, Async: true, Purpose: "duplicate"})
+		}
+	}
+	b.waitAll()
+	b.heal("slow")
+	for o := 0; o < orders; o++ {
+		b.send(Send{ID: fmt.Sprintf("o%d_after", o), Client: 0, Replica: -1, Tenant: tenantOf(b.steps, fmt.Sprintf("o%d", o)), Key: fmt.Sprintf("k%d", o), Order: fmt.Sprintf("o%d", o), Amount: amountOf(b.steps, fmt.Sprintf("o%d", o)), Purpose: "retry-after-completion"})
+	}
+	return b.scenario("concurrent-duplicates")
+}
+
+func tenantOf(steps []Step, order string) int {
+	for _, s := range steps {
+		if s.Send != nil && s.Send.Order == order {
+			return s.Send.Tenant
+		}
+	}
+	return 0
+}
+
+func amountOf(steps []Step, order string) int64 {
+	for _, s := range steps {
+		if s.Send != nil && s.Send.Order == order {
+			return s.Send.Amount
+		}
+	}
+	return 1250
+}
+
+// baseBody is the first body of key-reuse; mutations change one thing.
+const baseBody = `{"amount":%d,"currency":"usd","order_id":"{{order}}","description":"idemcheck","metadata":{"cart":{"items":2,"sku":"abc"}}}`
+
+// Mutations of the base body: different requests (must be refused) and
+// semantically equal ones (must be recognised). %d is the amount.
+var mutations = map[string]string{
+	"different:amount":   `{"amount":%d1,"currency":"usd","order_id":"{{order}}","description":"idemcheck","metadata":{"cart":{"items":2,"sku":"abc"}}}`,
+	"different:currency": `{"amount":%d,"currency":"USD","order_id":"{{order}}","description":"idemcheck","metadata":{"cart":{"items":2,"sku":"abc"}}}`,
+	"different:order":    `{"amount":%d,"currency":"usd","order_id":"{{order}}_b","description":"idemcheck","metadata":{"cart":{"items":2,"sku":"abc"}}}`,
+	"different:metadata": `{"amount":%d,"currency":"usd","order_id":"{{order}}","description":"idemcheck","metadata":{"cart":{"items":2,"sku":"abd"}}}`,
+	"different:nested":   `{"amount":%d,"currency":"usd","order_id":"{{order}}","description":"idemcheck","metadata":{"cart":{"items":3,"sku":"abc"}}}`,
+	"equal:reordered":    `{"metadata":{"cart":{"sku":"abc","items":2}},"order_id":"{{order}}","description":"idemcheck","currency":"usd","amount":%d}`,
+	"equal:whitespace":   "{ \"amount\" : %d ,\n  \"currency\":\"usd\", \"order_id\":\"{{order}}\",\t\"description\":\"idemcheck\", \"metadata\":{ \"cart\":{\"items\":2, \"sku\":\"abc\"} } }",
+	"equal:exponent":     `{"amount":%d,"currency":"usd","order_id":"{{order}}","description":"idemcheck","metadata":{"cart":{"items":2e0,"sku":"abc"}}}`,
+}
+
+// MutationNames lists the mutations in a fixed order (map order is random,
+// and a generator must be a function of its seed).
+var MutationNames = []string{"different:amount", "different:currency", "different:order", "different:metadata", "different:nested", "equal:reordered", "equal:whitespace", "equal:exponent"}
+
+func genKeyReuse(t *rapid.T, tg *target.Target, replicas int) Scenario {
+	var b builder
+	keys := rapid.IntRange(1, 3).Draw(t, "keys")
+	for k := 0; k < keys; k++ {
+		key, order := fmt.Sprintf("k%d", k), fmt.Sprintf("o%d", k)
+		amount := drawAmount(t)
+		tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
+		b.send(Send{ID: key + "_first", Replica: -1, Tenant: tenant, Key: key, Order: order, Amount: amount, Body: fmt.Sprintf(baseBody, amount), Purpose: "first"})
+		n := rapid.IntRange(1, 3).Draw(t, "mutations")
+		for m := 0; m < n; m++ {
+			mut := rapid.SampledFrom(MutationNames).Draw(t, "mutation")
+			replica := rapid.IntRange(0, replicas-1).Draw(t, "replica")
+			b.send(Send{ID: fmt.Sprintf("%s_m%d", key, m), Client: m + 1, Replica: replica, Tenant: tenant, Key: key, Order: order, Amount: amount, Body: fmt.Sprintf(mutations[mut], amount), Purpose: mut})
+		}
+	}
+	return b.scenario("key-reuse")
+}
+
+// crashPoints are where a crash-window example strikes.
+var crashPoints = []string{"kill-in-hang", "pause-in-hang", "fail-before-charge", "charge-then-fail", "charge-then-drop", "reset-gateway-link", "timeout-gateway-link", "down-postgres-link", "kill-after-response"}
+
+func genCrash(t *rapid.T, tg *target.Target, replicas int) Scenario {
+	var b builder
+	point := rapid.SampledFrom(crashPoints).Draw(t, "crash_point")
+	replica := rapid.IntRange(0, replicas-1).Draw(t, "replica")
+	tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
+	amount := drawAmount(t)
+	first := Send{ID: "first", Replica: replica, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "first"}
+	strike(&b, point, replica, first)
+	retries := rapid.IntRange(0, 2).Draw(t, "early_retries")
+	for i := 0; i < retries; i++ {
+		b.send(Send{ID: fmt.Sprintf("early%d", i), Client: 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "retry_replica"), Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "retry-during-recovery"})
+	}
+	b.wait(Wait{Recovery: true})
+	final := rapid.IntRange(0, replicas-1).Draw(t, "final_replica")
+	b.send(Send{ID: "final", Client: 2, Replica: final, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "retry-after-recovery"})
+	return b.scenario("crash-window")
+}
+
+// strike plays the first request with the crash point's fault around it;
+// every fault is healed and every replica back before strike returns.
+func strike(b *builder, point string, replica int, first Send) {
+	r := replica
+	link := fmt.Sprintf("replica%d->gateway", r)
+	async := first
+	async.Async = true
+	switch point {
+	case "kill-in-hang", "pause-in-hang":
+		b.fault(Fault{ID: "hang", Kind: "gateway:charge_then_hang", Order: first.Order})
+		b.send(async)
+		b.wait(Wait{Hold: first.Order})
+		if point == "kill-in-hang" {
+			b.add(Step{Kill: &r})
+			b.add(Step{Release: first.Order})
+			b.waitAll()
+			b.add(Step{Restart: &r})
+		} else {
+			b.add(Step{Pause: &r})
+			b.add(Step{Release: first.Order})
+			b.add(Step{Resume: &r})
+			b.waitAll()
+		}
+		b.heal("hang")
+	case "fail-before-charge", "charge-then-fail", "charge-then-drop":
+		b.fault(Fault{ID: "gw", Kind: "gateway:" + strings.ReplaceAll(point, "-", "_"), Order: first.Order, Params: map[string]string{"times": "1"}})
+		b.send(first)
+		b.heal("gw")
+	case "reset-gateway-link", "timeout-gateway-link":
+		kind := map[string]string{"reset-gateway-link": "reset_peer", "timeout-gateway-link": "timeout"}[point]
+		b.fault(Fault{ID: "net", Kind: kind, Link: link, Direction: "downstream", Params: map[string]string{"timeout": "100ms"}})
+		b.send(first)
+		b.heal("net")
+	case "down-postgres-link":
+		b.fault(Fault{ID: "db", Kind: "down", Link: fmt.Sprintf("replica%d->postgres", r)})
+		b.send(first)
+		b.heal("db")
+	case "kill-after-response":
+		b.send(first)
+		b.add(Step{Kill: &r})
+		b.add(Step{Restart: &r})
+	}
+}
+
+func genLateRetry(t *rapid.T, tg *target.Target, replicas int) Scenario {
+	var b builder
+	tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
+	amount := drawAmount(t)
+	b.send(Send{ID: "first", Replica: -1, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "first"})
+	// Multiples of the TTL up to the promised retry window (and one past
+	// the TTL when the window is the TTL), never past the window: a retry
+	// later than promised proves nothing.
+	limit := float64(tg.Policy.RetryWindow) / float64(tg.Policy.TTL)
+	at := rapid.SampledFrom([]float64{0.5, 1.5, 2.5}).Draw(t, "retry_at_ttl_multiple")
+	if at > limit {
+		at = limit
+	}
+	b.wait(Wait{TTL: at})
+	b.send(Send{ID: "late", Client: 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: fmt.Sprintf("late-retry@%gxTTL", at)})
+	return b.scenario("late-retry")
+}
+
+func genTenants(t *rapid.T, tg *target.Target, replicas int) Scenario {
+	var b builder
+	a := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant_a")
+	o := (a + 1 + rapid.IntRange(0, len(tg.Tenants)-2).Draw(t, "tenant_b_offset")) % len(tg.Tenants)
+	concurrent := rapid.Bool().Draw(t, "concurrent")
+	b.send(Send{ID: "a", Client: 0, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica_a"), Tenant: a, Key: "shared", Order: "oa", Amount: drawAmount(t), Async: concurrent, Purpose: "tenant-a"})
+	b.send(Send{ID: "b", Client: 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica_b"), Tenant: o, Key: "shared", Order: "ob", Amount: drawAmount(t), Async: concurrent, Purpose: "tenant-b"})
+	b.waitAll()
+	b.send(Send{ID: "a_retry", Client: 0, Replica: -1, Tenant: a, Key: "shared", Order: "oa", Amount: amountOf(b.steps, "oa"), Purpose: "retry"})
+	return b.scenario("tenants")
+}
+
+func genProtocol(t *rapid.T, tg *target.Target, replicas int) Scenario {
+	var b builder
+	tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
+	amount := drawAmount(t)
+	form := rapid.SampledFrom(KeyForms[1:]).Draw(t, "key_form")
+	b.send(Send{ID: "odd", Replica: -1, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, KeyForm: form, Purpose: "key-form:" + form})
+	retries := rapid.IntRange(1, 3).Draw(t, "sequential_retries")
+	for i := 0; i < retries; i++ {
+		form := rapid.SampledFrom([]string{"", "quoted"}).Draw(t, "retry_key_form")
+		b.send(Send{ID: fmt.Sprintf("r%d", i), Client: 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: tenant, Key: "k1", Order: "o1", Amount: amount, KeyForm: form, Purpose: "sequential-retry"})
+	}
+	return b.scenario("protocol")
+}
+
+func genMixed(t *rapid.T, tg *target.Target, replicas int) Scenario {
+	fam := rapid.SampledFrom(Families[:len(Families)-1]).Draw(t, "family") // all but mixed itself
+	sc := fam.Gen(t, tg, replicas)
+	sc.Family = "mixed"
+	sc.Name = "mixed/" + fam.Name
+	return sc
+}

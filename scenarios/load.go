@@ -1,0 +1,202 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/idemcheck/idemcheck/internal/yamlfile"
+)
+
+// ErrInvalid marks every error about the content of an incident file, so
+// the CLI maps it to exit code 2 before anything starts.
+var ErrInvalid = errors.New("invalid incident file")
+
+// LoadIncident reads and validates an incident file.
+func LoadIncident(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &yamlfile.FieldError{File: path, Msg: fmt.Sprintf("cannot read incident file: %v", err), Kind: ErrInvalid}
+	}
+	return ParseIncident(path, data)
+}
+
+// ParseIncident is LoadIncident for bytes already read.
+func ParseIncident(name string, data []byte) (*Scenario, error) {
+	var sc Scenario
+	if err := yamlfile.Decode(name, data, &sc, ErrInvalid); err != nil {
+		return nil, err
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, yamlfile.Locate(name, data, err, ErrInvalid)
+	}
+	return &sc, nil
+}
+
+// Marshal writes the scenario as an incident file.
+func (sc Scenario) Marshal() ([]byte, error) {
+	return yaml.MarshalWithOptions(sc, yaml.IndentSequence(true))
+}
+
+var bad = yamlfile.Bad
+
+// Validate checks a scenario's shape and fills defaults. Indices of
+// replicas and tenants are checked against the environment at run time.
+func (sc *Scenario) Validate() error {
+	if sc.Name == "" {
+		return bad("name", "expected a name for the scenario")
+	}
+	if len(sc.Steps) == 0 {
+		return bad("steps", "expected at least one step")
+	}
+	faults := map[string]bool{}
+	sends := map[string]bool{}
+	for i := range sc.Steps {
+		if err := sc.Steps[i].validate(fmt.Sprintf("steps[%d]", i), i, faults, sends); err != nil {
+			return err
+		}
+	}
+	for i, e := range sc.Expect {
+		if err := e.validate(fmt.Sprintf("expect[%d]", i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Step) validate(at string, index int, faults, sends map[string]bool) error {
+	if n := s.kinds(); n != 1 {
+		return bad(at, "expected exactly one of send, wait, fault, heal, kill, restart, pause, resume, release; got %d", n)
+	}
+	switch {
+	case s.Send != nil:
+		return s.Send.validate(at+".send", index, sends)
+	case s.Wait != nil:
+		return s.Wait.validate(at+".wait", sends)
+	case s.Fault != nil:
+		return s.Fault.validate(at+".fault", faults)
+	case s.Heal != "" && !faults[s.Heal]:
+		return bad(at+".heal", "expected the id of an earlier fault, got %q", s.Heal)
+	}
+	for field, r := range map[string]*int{"kill": s.Kill, "restart": s.Restart, "pause": s.Pause, "resume": s.Resume} {
+		if r != nil && *r < 0 {
+			return bad(at+"."+field, "expected a replica index >= 0, got %d", *r)
+		}
+	}
+	return nil
+}
+
+func (s *Step) kinds() int {
+	n := 0
+	for _, set := range []bool{s.Send != nil, s.Wait != nil, s.Fault != nil, s.Heal != "", s.Kill != nil, s.Restart != nil, s.Pause != nil, s.Resume != nil, s.Release != ""} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// KeyForms are the shapes a Send can give its key header.
+var KeyForms = []string{"", "quoted", "empty", "long", "missing", "bad-quoted", "control"}
+
+func (s *Send) validate(at string, index int, sends map[string]bool) error {
+	if s.ID == "" {
+		s.ID = fmt.Sprintf("s%d", index)
+	}
+	if sends[s.ID] {
+		return bad(at+".id", "send id %q is used twice", s.ID)
+	}
+	sends[s.ID] = true
+	if s.Amount == 0 {
+		s.Amount = 1250
+	}
+	if s.Currency == "" {
+		s.Currency = "usd"
+	}
+	switch {
+	case s.Key == "" && s.KeyForm != "missing" && s.KeyForm != "empty":
+		return bad(at+".key", "expected a symbolic key such as k1")
+	case s.Order == "" && s.Body == "":
+		return bad(at+".order", "expected a symbolic order such as o1")
+	case !contains(KeyForms, s.KeyForm):
+		return bad(at+".key_form", "expected one of %s, got %q", strings.Join(KeyForms[1:], ", "), s.KeyForm)
+	case s.Replica < -1:
+		return bad(at+".replica", "expected a replica index, or -1 for round robin, got %d", s.Replica)
+	case s.Tenant < -1:
+		return bad(at+".tenant", "expected a tenant index, or -1 for none, got %d", s.Tenant)
+	}
+	return nil
+}
+
+func (w *Wait) validate(at string, sends map[string]bool) error {
+	n := 0
+	for _, set := range []bool{len(w.Responses) > 0, w.Hold != "", w.Charge != "", w.For > 0, w.TTL > 0, w.Recovery} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return bad(at, "expected exactly one of responses, hold, charge, for, ttl, recovery; got %d", n)
+	}
+	for i, id := range w.Responses {
+		if id != "*" && !sends[id] {
+			return bad(fmt.Sprintf("%s.responses[%d]", at, i), "expected the id of an earlier send, got %q", id)
+		}
+	}
+	return nil
+}
+
+// FaultKinds lists the fault kinds a scenario can name.
+var FaultKinds = []string{"latency", "timeout", "reset_peer", "down", "slicer", "limit_data", "bandwidth",
+	"gateway:decline", "gateway:fail_before_charge", "gateway:charge_then_fail", "gateway:charge_then_drop", "gateway:charge_then_hang", "gateway:slow"}
+
+func (f *Fault) validate(at string, faults map[string]bool) error {
+	if f.ID == "" {
+		return bad(at+".id", "expected an id that a later heal can name")
+	}
+	if faults[f.ID] {
+		return bad(at+".id", "fault id %q is used twice", f.ID)
+	}
+	faults[f.ID] = true
+	if !contains(FaultKinds, f.Kind) {
+		return bad(at+".kind", "expected one of %s, got %q", strings.Join(FaultKinds, ", "), f.Kind)
+	}
+	if strings.HasPrefix(f.Kind, "gateway:") {
+		return nil
+	}
+	if !linkRE.MatchString(f.Link) {
+		return bad(at+".link", "expected client->replicaN, replicaN->gateway or replicaN->postgres, got %q", f.Link)
+	}
+	if f.Direction != "" && f.Direction != "upstream" && f.Direction != "downstream" {
+		return bad(at+".direction", "expected upstream or downstream, got %q", f.Direction)
+	}
+	return nil
+}
+
+// Checks and verdicts an Expect may name.
+var (
+	CheckIDs = []string{"M1", "M2", "M3", "M4", "M5", "M6", "P1", "P2", "R1", "R2", "R3", "R4", "E1", "E2"}
+	Verdicts = []string{"PASS", "NON-STRICT", "INFORMATIONAL", "FAILED", "UNKNOWN"}
+)
+
+func (e Expect) validate(at string) error {
+	if !contains(CheckIDs, e.Check) {
+		return bad(at+".check", "expected one of %s, got %q", strings.Join(CheckIDs, ", "), e.Check)
+	}
+	if !contains(Verdicts, e.Verdict) {
+		return bad(at+".verdict", "expected one of %s, got %q", strings.Join(Verdicts, ", "), e.Verdict)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

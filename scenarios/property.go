@@ -1,0 +1,167 @@
+package scenarios
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// Example is one played scenario and its judgement.
+type Example struct {
+	Scenario Scenario
+	History  *history.History
+	Result   checker.Result
+	Err      error // the scenario could not be played to its end
+	Took     time.Duration
+}
+
+// Failed reports whether the example violated a check.
+func (e Example) Failed() bool { return e.Result.Failed() }
+
+// Property turns a family into a rapid property over one runner. It keeps
+// the last failing example: after rapid shrinks, the last failure it ran
+// is the minimal counterexample.
+type Property struct {
+	Runner    *Runner
+	Family    Family
+	Replicas  int
+	Ctx       context.Context
+	OnExample func(Example) // progress; called for every example
+
+	mu        sync.Mutex
+	lastFail  *Example
+	played    int
+	unplayble int
+}
+
+// Check is the rapid property: draw, play, judge. Its failure message is
+// the first failed check's id only, so that rapid's shrinker looks for
+// smaller scenarios failing the same way (the message must be stable).
+func (p *Property) Check(t *rapid.T) {
+	sc := p.Family.Gen(t, p.Runner.Target, p.Replicas)
+	ctx := p.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	start := time.Now()
+	h, err := p.Runner.Run(ctx, sc)
+	ex := Example{Scenario: sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}
+	p.note(ex)
+	if ctx.Err() != nil {
+		t.Skip("interrupted")
+	}
+	if first := FirstFailed(ex.Result); first != "" {
+		t.Fatalf("%s FAILED", first)
+	}
+}
+
+func (p *Property) note(ex Example) {
+	p.mu.Lock()
+	p.played++
+	if ex.Err != nil {
+		p.unplayble++
+	}
+	if ex.Failed() {
+		p.lastFail = &ex
+	}
+	p.mu.Unlock()
+	if p.OnExample != nil {
+		p.OnExample(ex)
+	}
+}
+
+// LastFailure is the last failing example played (after shrinking: the
+// minimal one), or nil.
+func (p *Property) LastFailure() *Example {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastFail
+}
+
+// Played counts examples played, including shrinking replays, and those
+// that could not be played to the end.
+func (p *Property) Played() (played, unplayable int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.played, p.unplayble
+}
+
+// FirstFailed is the id of the first FAILED check, in the checker's order.
+func FirstFailed(r checker.Result) string {
+	for _, c := range r.Checks {
+		if c.Verdict == checker.Failed {
+			return c.ID
+		}
+	}
+	return ""
+}
+
+// Search runs the property outside `go test`: one rapid check per seed,
+// seeds base, base+1, ... until the budget is spent or an example fails;
+// a failure is shrunk (for at most shrinkBudget) before Search returns.
+// The run is a function of (target, family, seed, budget). Rapid keeps
+// its settings in global flags, so Search calls must not overlap.
+func Search(ctx context.Context, p *Property, seed uint64, budget, shrinkBudget time.Duration) (seedsRun int, failSeed uint64, err error) {
+	searchMu.Lock()
+	defer searchMu.Unlock()
+	if err := setRapidFlags(shrinkBudget); err != nil {
+		return 0, 0, err
+	}
+	deadline := time.Now().Add(budget)
+	for s := seed; time.Now().Before(deadline) && ctx.Err() == nil; s++ {
+		if err := flag.Set("rapid.seed", strconv.FormatUint(s, 10)); err != nil {
+			return seedsRun, 0, err
+		}
+		tb := &searchTB{name: p.Family.Name}
+		rapid.Check(tb, p.Check)
+		seedsRun++
+		if tb.failed {
+			return seedsRun, s, nil
+		}
+	}
+	return seedsRun, 0, nil
+}
+
+var searchMu sync.Mutex
+
+func setRapidFlags(shrink time.Duration) error {
+	for name, v := range map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true", "rapid.shrinktime": shrink.String()} {
+		if err := flag.Set(name, v); err != nil {
+			return fmt.Errorf("rapid flag %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// searchTB is the rapid.TB of a search outside `go test`. It records
+// failure and the log; FailNow does not stop the goroutine, because the
+// only caller is rapid's own reporting after the property has returned.
+type searchTB struct {
+	name   string
+	failed bool
+	log    strings.Builder
+}
+
+func (t *searchTB) Helper()                   {}
+func (t *searchTB) Name() string              { return "idemcheck/" + t.name }
+func (t *searchTB) Logf(f string, a ...any)   { fmt.Fprintf(&t.log, f+"\n", a...) }
+func (t *searchTB) Log(a ...any)              { fmt.Fprintln(&t.log, a...) }
+func (t *searchTB) Skipf(f string, a ...any)  {}
+func (t *searchTB) Skip(a ...any)             {}
+func (t *searchTB) SkipNow()                  {}
+func (t *searchTB) Errorf(f string, a ...any) { t.failed = true; t.Logf(f, a...) }
+func (t *searchTB) Error(a ...any)            { t.failed = true; t.Log(a...) }
+func (t *searchTB) Fatalf(f string, a ...any) { t.Errorf(f, a...) }
+func (t *searchTB) Fatal(a ...any)            { t.Error(a...) }
+func (t *searchTB) FailNow()                  { t.failed = true }
+func (t *searchTB) Fail()                     { t.failed = true }
+func (t *searchTB) Failed() bool              { return t.failed }

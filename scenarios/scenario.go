@@ -1,0 +1,187 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Scenario is one deterministic timeline of client requests, faults and
+// waits. Generators (rapid) build them, incident files are them written
+// down, and the Runner plays them against an environment. Keys, orders
+// and tenants in a scenario are symbolic: the runner gives every example
+// fresh real identities, so one environment serves many examples.
+type Scenario struct {
+	Name        string   `yaml:"name"`
+	Family      string   `yaml:"family"`
+	Description string   `yaml:"description,omitempty"`
+	Seed        uint64   `yaml:"seed,omitempty"`
+	Steps       []Step   `yaml:"steps"`
+	Expect      []Expect `yaml:"expect,omitempty"`
+}
+
+// Expect is a verdict an incident file promises for one check.
+type Expect struct {
+	Check   string `yaml:"check"`
+	Verdict string `yaml:"verdict"`
+}
+
+// Step is one entry of the timeline; exactly one of its fields is set.
+// Its String is the replayable one-line form shown in reports.
+type Step struct {
+	Send    *Send  `yaml:"send,omitempty"`
+	Wait    *Wait  `yaml:"wait,omitempty"`
+	Fault   *Fault `yaml:"fault,omitempty"`
+	Heal    string `yaml:"heal,omitempty"`    // id of a fault to heal
+	Kill    *int   `yaml:"kill,omitempty"`    // SIGKILL replica N
+	Restart *int   `yaml:"restart,omitempty"` // start replica N again on its address
+	Pause   *int   `yaml:"pause,omitempty"`   // SIGSTOP replica N
+	Resume  *int   `yaml:"resume,omitempty"`  // SIGCONT replica N
+	Release string `yaml:"release,omitempty"` // release the gateway's hold on this order
+}
+
+// Send is one client request.
+type Send struct {
+	ID       string `yaml:"id,omitempty"` // name for waits; default "s<step index>"
+	Client   int    `yaml:"client"`
+	Replica  int    `yaml:"replica"`  // -1 = round robin
+	Tenant   int    `yaml:"tenant"`   // index into the target's tenants; -1 = no Authorization
+	Key      string `yaml:"key"`      // symbolic key
+	Order    string `yaml:"order"`    // symbolic order
+	Amount   int64  `yaml:"amount"`   // default 1250
+	Currency string `yaml:"currency"` // default usd
+	// KeyForm sends the key in another shape: "quoted" ("k" as an
+	// sf-string), "empty", "long" (256 visible characters), "missing"
+	// (no header), "bad-quoted" (an unterminated quoted string), "control".
+	KeyForm string `yaml:"key_form,omitempty"`
+	// Body, when set, is sent verbatim after {{order}} is replaced by the
+	// real order id (for reordered keys, 1e2, mutated fields).
+	Body    string `yaml:"body,omitempty"`
+	Purpose string `yaml:"purpose,omitempty"`
+	// Async sends without waiting for the answer; a later wait collects it.
+	Async bool `yaml:"async,omitempty"`
+}
+
+// Wait blocks the timeline until a condition holds (bounded by Timeout,
+// default 30s). Exactly one condition is set.
+type Wait struct {
+	Responses []string      `yaml:"responses,omitempty"` // these async sends answered ("*" = all so far)
+	Hold      string        `yaml:"hold,omitempty"`      // the gateway holds a committed charge for this order
+	Charge    string        `yaml:"charge,omitempty"`    // the ledger has a charge for this order
+	For       time.Duration `yaml:"for,omitempty"`       // plain time passing (late retries, leases)
+	TTL       float64       `yaml:"ttl,omitempty"`       // this multiple of the target's TTL since the scenario began
+	Recovery  bool          `yaml:"recovery,omitempty"`  // the target's recovery window
+	Timeout   time.Duration `yaml:"timeout,omitempty"`
+}
+
+// Fault injects a fault; Heal with its ID removes it.
+type Fault struct {
+	ID        string            `yaml:"id"`
+	Kind      string            `yaml:"kind"`                // latency, timeout, reset_peer, down, slicer, limit_data, bandwidth, gateway:<kind>
+	Link      string            `yaml:"link,omitempty"`      // client->replicaN, replicaN->gateway, replicaN->postgres
+	Direction string            `yaml:"direction,omitempty"` // upstream | downstream (default downstream)
+	Order     string            `yaml:"order,omitempty"`     // gateway faults: match this order
+	Params    map[string]string `yaml:"params,omitempty"`
+}
+
+// String is the step as one replayable line.
+func (s Step) String() string {
+	switch {
+	case s.Send != nil:
+		return s.Send.String()
+	case s.Wait != nil:
+		return s.Wait.String()
+	case s.Fault != nil:
+		return s.Fault.String()
+	case s.Heal != "":
+		return "heal " + s.Heal
+	case s.Kill != nil:
+		return fmt.Sprintf("kill replica%d", *s.Kill)
+	case s.Restart != nil:
+		return fmt.Sprintf("restart replica%d", *s.Restart)
+	case s.Pause != nil:
+		return fmt.Sprintf("pause replica%d", *s.Pause)
+	case s.Resume != nil:
+		return fmt.Sprintf("resume replica%d", *s.Resume)
+	case s.Release != "":
+		return "release " + s.Release
+	}
+	return "(empty step)"
+}
+
+func (s Send) String() string {
+	var b strings.Builder
+	mode := "send"
+	if s.Async {
+		mode = "send-async"
+	}
+	fmt.Fprintf(&b, "%s %s client%d->replica%d tenant%d key=%s order=%s amount=%d %s", mode, s.ID, s.Client, s.Replica, s.Tenant, s.Key, s.Order, s.Amount, s.Currency)
+	if s.KeyForm != "" {
+		fmt.Fprintf(&b, " key_form=%s", s.KeyForm)
+	}
+	if s.Body != "" {
+		fmt.Fprintf(&b, " body=%s", s.Body)
+	}
+	return b.String()
+}
+
+func (w Wait) String() string {
+	switch {
+	case len(w.Responses) > 0:
+		return "wait responses " + strings.Join(w.Responses, ",")
+	case w.Hold != "":
+		return "wait gateway-hold " + w.Hold
+	case w.Charge != "":
+		return "wait charge " + w.Charge
+	case w.TTL != 0:
+		return fmt.Sprintf("wait %gxTTL", w.TTL)
+	case w.Recovery:
+		return "wait recovery-window"
+	}
+	return "wait " + w.For.String()
+}
+
+func (f Fault) String() string {
+	s := fmt.Sprintf("fault %s %s", f.ID, f.Kind)
+	if f.Link != "" {
+		s += " " + f.Link
+	}
+	if f.Direction != "" {
+		s += " " + f.Direction
+	}
+	if f.Order != "" {
+		s += " order=" + f.Order
+	}
+	for _, k := range slices.Sorted(maps.Keys(f.Params)) {
+		s += fmt.Sprintf(" %s=%s", k, f.Params[k])
+	}
+	return s
+}
+
+// Requests counts the sends of a scenario; Faults counts its faults and
+// kills. They measure a shrunk counterexample's size.
+func (sc Scenario) Requests() int {
+	n := 0
+	for _, s := range sc.Steps {
+		if s.Send != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Faults counts fault injections, kills and pauses.
+func (sc Scenario) Faults() int {
+	n := 0
+	for _, s := range sc.Steps {
+		if s.Fault != nil || s.Kill != nil || s.Pause != nil {
+			n++
+		}
+	}
+	return n
+}
+
+var linkRE = regexp.MustCompile(`^(client->replica[0-9]+|replica[0-9]+->(gateway|postgres))$`)

@@ -1,0 +1,105 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+)
+
+// wait blocks on one condition, bounded: a wait that cannot be met is an
+// error of the scenario, never a hang of the harness.
+func (p *play) wait(ctx context.Context, w Wait) error {
+	switch {
+	case len(w.Responses) > 0:
+		return p.collect(ctx, w.Responses)
+	case w.Hold != "":
+		_, err := p.gatewayEvent(ctx, w, "hold", p.realOrder(w.Hold))
+		return err
+	case w.Charge != "":
+		_, err := p.gatewayEvent(ctx, w, "charge", p.realOrder(w.Charge))
+		return err
+	case w.TTL > 0:
+		return p.sleepUntil(ctx, p.start.Add(time.Duration(w.TTL*float64(p.r.Target.Policy.TTL))))
+	case w.Recovery:
+		return p.sleepUntil(ctx, time.Now().Add(p.r.Target.Policy.RecoveryWindow))
+	}
+	return p.sleepUntil(ctx, time.Now().Add(w.For))
+}
+
+func (p *play) bound(w Wait) time.Duration {
+	if w.Timeout > 0 {
+		return w.Timeout
+	}
+	if p.r.WaitMax > 0 {
+		return p.r.WaitMax
+	}
+	return 30 * time.Second
+}
+
+// sleepUntil lets time pass: this is the scenario's subject (a late retry,
+// a lease running out), not synchronisation.
+func (p *play) sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *play) gatewayEvent(ctx context.Context, w Wait, typ, order string) (gatewaysim.Event, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.bound(w))
+	defer cancel()
+	ev, err := p.r.Env.Gateway().WaitEvent(ctx, func(ev gatewaysim.Event) bool {
+		return ev.Type == typ && ev.OrderID == order
+	})
+	if err != nil {
+		return ev, fmt.Errorf("no gateway %s event for %s: %w", typ, order, err)
+	}
+	return ev, nil
+}
+
+// holdOf finds the gateway's hold on an order, so a release step can name
+// the order instead of the hold id the gateway made up.
+func (p *play) holdOf(ctx context.Context, sym string) string {
+	ev, err := p.gatewayEvent(ctx, Wait{Timeout: time.Second}, "hold", p.realOrder(sym))
+	if err != nil {
+		return ""
+	}
+	return ev.HoldID
+}
+
+// collect waits for async sends to answer. "*" means all sent so far.
+func (p *play) collect(ctx context.Context, ids []string) error {
+	if len(ids) == 1 && ids[0] == "*" {
+		ids = ids[:0]
+		for id := range p.pending {
+			ids = append(ids, id)
+		}
+	}
+	timer := time.NewTimer(p.client.Timeout() + 5*time.Second)
+	defer timer.Stop()
+	for _, id := range ids {
+		ch, ok := p.pending[id]
+		if !ok {
+			continue // already collected
+		}
+		select {
+		case <-ch:
+			delete(p.pending, id)
+		case <-timer.C:
+			return fmt.Errorf("send %s did not answer within the client timeout", id)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
