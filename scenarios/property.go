@@ -106,18 +106,22 @@ func FirstFailed(r checker.Result) string {
 }
 
 // Search runs the property outside `go test`: one rapid check per seed,
-// seeds base, base+1, ... until the budget is spent or an example fails;
+// seeds seed, seed+stride, ... (a stride of n shards seeds across n
+// runners) until the budget is spent or an example fails;
 // a failure is shrunk (for at most shrinkBudget) before Search returns.
 // The run is a function of (target, family, seed, budget). Rapid keeps
 // its settings in global flags, so Search calls must not overlap.
-func Search(ctx context.Context, p *Property, seed uint64, budget, shrinkBudget time.Duration) (seedsRun int, failSeed uint64, err error) {
+func Search(ctx context.Context, p *Property, seed, stride uint64, budget, shrinkBudget time.Duration) (seedsRun int, failSeed uint64, err error) {
 	searchMu.Lock()
 	defer searchMu.Unlock()
 	if err := setRapidFlags(shrinkBudget); err != nil {
 		return 0, 0, err
 	}
 	deadline := time.Now().Add(budget)
-	for s := seed; time.Now().Before(deadline) && ctx.Err() == nil; s++ {
+	if stride == 0 {
+		stride = 1
+	}
+	for s := seed; time.Now().Before(deadline) && ctx.Err() == nil; s += stride {
 		if err := flag.Set("rapid.seed", strconv.FormatUint(s, 10)); err != nil {
 			return seedsRun, 0, err
 		}

@@ -15,12 +15,15 @@ import (
 // and tenants in a scenario are symbolic: the runner gives every example
 // fresh real identities, so one environment serves many examples.
 type Scenario struct {
-	Name        string   `yaml:"name"`
-	Family      string   `yaml:"family"`
-	Description string   `yaml:"description,omitempty"`
-	Seed        uint64   `yaml:"seed,omitempty"`
-	Steps       []Step   `yaml:"steps"`
-	Expect      []Expect `yaml:"expect,omitempty"`
+	Name        string `yaml:"name"`
+	Family      string `yaml:"family"`
+	Description string `yaml:"description,omitempty"`
+	Seed        uint64 `yaml:"seed,omitempty"`
+	// Target is the built-in target that exhibits the incident: Expect
+	// holds for it. Against the reference every check must PASS.
+	Target string   `yaml:"target,omitempty"`
+	Steps  []Step   `yaml:"steps"`
+	Expect []Expect `yaml:"expect,omitempty"`
 }
 
 // Expect is a verdict an incident file promises for one check.

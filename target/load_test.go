@@ -23,7 +23,7 @@ func TestLoad_ExampleReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"DATABASE_URL=postgres://db", "GATEWAY_API_KEY=sk_test", "GATEWAY_URL=http://gw", "IDEMPOTENCY_TTL=1h0m0s", "LISTEN_ADDR=127.0.0.1:9000", "MAX_WAIT=1s"}
+	want := []string{"DATABASE_URL=postgres://db", "GATEWAY_API_KEY=sk_test", "GATEWAY_URL=http://gw", "IDEMPOTENCY_TTL=1h0m0s", "LISTEN_ADDR=127.0.0.1:9000"}
 	if strings.Join(r.Env, " ") != strings.Join(want, " ") {
 		t.Fatalf("env = %v, want %v", r.Env, want)
 	}

@@ -1,0 +1,145 @@
+// Package builtin is the table of built-in targets: the reference server
+// and the zoo of realistic broken servers, each a variant of the
+// reference-server binary. The table is the single place that says what
+// bug a zoo member has and which invariant it must violate; the
+// self-validation test, `idemcheck list` and the README are made from it.
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// Member is one built-in target.
+type Member struct {
+	Name string
+	Kind string // "reference" or "broken"
+	// Bug is one line on the defect, as a reviewer would describe it.
+	Bug string
+	// Incident is what the defect does to money, as a postmortem title.
+	Incident string
+	// Family is the scenario family that finds the bug; Expect the checks
+	// it must fail (Verdict says how: FAILED, or NON-STRICT for a protocol
+	// deviation that is safe).
+	Family  string
+	Expect  []string
+	Verdict string
+	// Policy overrides what the member declares (a promise it breaks).
+	Policy *target.Policy
+	// Flags are extra reference-server flags the variant needs.
+	Flags []string
+}
+
+// TestPolicy is what the built-ins declare in test mode: short TTLs and
+// leases so that late retries and crash recovery fit in seconds.
+var TestPolicy = target.Policy{TTL: 2 * time.Second, RetryWindow: 30 * time.Second, RecoveryWindow: 3 * time.Second, MaxWait: 2 * time.Second}
+
+// Members is the table: the reference first, then the zoo.
+var Members = []Member{
+	{Name: "reference", Kind: "reference", Bug: "none: atomic claim, canonical fingerprint, wait-then-409, recorded intent, recovery, sweeper, TTL with tombstones"},
+	{Name: "naive", Kind: "broken", Bug: "check-then-act: looks the key up, charges, then stores the response", Incident: "two concurrent duplicates both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "no-fingerprint", Kind: "broken", Bug: "never compares the body: a reused key with a different body gets the first answer", Incident: "a different order is told it was paid", Family: "key-reuse", Expect: []string{"P1"}, Verdict: "FAILED"},
+	{Name: "raw-fingerprint", Kind: "broken", Bug: "fingerprints the raw bytes, not canonical JSON", Incident: "a retry whose JSON was re-serialised is refused with 422 and the customer pays again elsewhere", Family: "key-reuse", Expect: []string{"P2"}, Verdict: "FAILED"},
+	{Name: "inprocess-mutex", Kind: "broken", Bug: "serialises a key with an in-process mutex instead of a database claim", Incident: "safe with one replica; duplicates split across two replicas both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "release-on-error", Kind: "broken", Bug: "deletes the key when the gateway call errors, so a retry starts afresh with a new request id", Incident: "charge-then-fail at the gateway, then the retry charges again", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "stale-lease-new-id", Kind: "broken", Bug: "takes over an expired lease and re-runs the charge with a new gateway request id", Incident: "a crash inside the gateway call, then the retry charges again", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "sweeper-fails-in-progress", Kind: "broken", Bug: "the sweeper marks stale in-progress keys failed without asking the gateway", Incident: "the customer is told the charge failed while the money moved", Family: "crash-window", Expect: []string{"M3"}, Verdict: "FAILED"},
+	{Name: "short-expiry", Kind: "broken", Bug: "expires keys after the TTL with no tombstone, while promising a longer retry window", Incident: "a late retry within the promised window charges again", Family: "late-retry", Expect: []string{"E2"}, Verdict: "FAILED", Flags: []string{"--tombstone-ttl=0s"}},
+	{Name: "global-keys", Kind: "broken", Bug: "keys are not scoped per tenant", Incident: "one merchant's customer receives another merchant's charge", Family: "tenants", Expect: []string{"M5"}, Verdict: "FAILED"},
+	{Name: "no-wait-409", Kind: "broken", Bug: "answers 409 at once to a duplicate in flight instead of waiting", Incident: "safe, but clients retry in a tight loop", Family: "concurrent-duplicates", Expect: []string{"R3"}, Verdict: "NON-STRICT"},
+	{Name: "no-recovery", Kind: "broken", Bug: "no lease takeover and no sweeper: a key whose owner crashed stays in progress", Incident: "after a crash the order can never be completed or retried", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
+}
+
+// ErrUnknown is returned for a name that is not in the table.
+var ErrUnknown = errors.New("unknown built-in target")
+
+// ErrNoBinary means the reference-server binary could not be found.
+var ErrNoBinary = errors.New("reference-server binary not found (run `make build`, or set IDEMCHECK_BIN_DIR)")
+
+// Lookup finds a member by name.
+func Lookup(name string) (Member, error) {
+	for _, m := range Members {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	return Member{}, fmt.Errorf("%w %q: expected one of %s", ErrUnknown, name, strings.Join(Names(), ", "))
+}
+
+// Names lists the built-in targets in table order.
+func Names() []string {
+	names := make([]string, len(Members))
+	for i, m := range Members {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// Zoo lists the broken members.
+func Zoo() []Member {
+	var zoo []Member
+	for _, m := range Members {
+		if m.Kind == "broken" {
+			zoo = append(zoo, m)
+		}
+	}
+	return zoo
+}
+
+// Target builds the target of a member, running the reference-server
+// binary found in binDir ("" = FindBinDir).
+func (m Member) Target(binDir string) (*target.Target, error) {
+	if binDir == "" {
+		var err error
+		if binDir, err = FindBinDir(); err != nil {
+			return nil, err
+		}
+	}
+	pol := TestPolicy
+	if m.Policy != nil {
+		pol = *m.Policy
+	}
+	args := append([]string{"--variant=" + m.Name, "--max-wait={{.MaxWait}}", "--lease=1s", "--sweep-interval=250ms", "--recovery-after=1s"}, m.Flags...)
+	t := &target.Target{
+		Name: m.Name, Description: m.Bug, Needs: []string{"postgres"},
+		Start: target.Start{Command: filepath.Join(binDir, "reference-server"), Args: args, Env: map[string]string{
+			"LISTEN_ADDR": "{{.ListenAddr}}", "DATABASE_URL": "{{.DatabaseURL}}", "GATEWAY_URL": "{{.GatewayURL}}",
+			"GATEWAY_API_KEY": "{{.GatewayAPIKey}}", "IDEMPOTENCY_TTL": "{{.TTL}}",
+		}},
+		Policy: pol,
+	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("built-in %s: %w", m.Name, err)
+	}
+	return t, nil
+}
+
+// FindBinDir finds the directory holding reference-server: the
+// IDEMCHECK_BIN_DIR variable, then the idemcheck executable's own
+// directory, then ./bin, then PATH.
+func FindBinDir() (string, error) {
+	var dirs []string
+	if d := os.Getenv("IDEMCHECK_BIN_DIR"); d != "" {
+		dirs = append(dirs, d)
+	}
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	dirs = append(dirs, "bin")
+	if p, err := exec.LookPath("reference-server"); err == nil {
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	for _, d := range dirs {
+		if st, err := os.Stat(filepath.Join(d, "reference-server")); err == nil && !st.IsDir() {
+			return filepath.Abs(d)
+		}
+	}
+	return "", ErrNoBinary
+}

@@ -1,0 +1,348 @@
+// Package certify runs the conformance families against a target and
+// turns what they found into a report. It is the one implementation behind
+// `idemcheck certify`, `idemcheck run`, the ginkgo conformance suite and
+// the zoo's self-validation test.
+package certify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/reports"
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// ErrEnvironment wraps every failure to set up the environment (the SUT
+// would not start, PostgreSQL is missing): exit code 3, verdict unknown.
+var ErrEnvironment = errors.New("environment could not be set up")
+
+// Options are a certification run's knobs. A run is a function of
+// (target, Families, Seed, Budget, Shard).
+type Options struct {
+	Families     []string      // default: every family but mixed
+	Seed         uint64        // default 1
+	Budget       time.Duration // total, shared evenly by the families; default 60s
+	ShrinkBudget time.Duration // per failing family; default a quarter of its share, at most 20s
+	Replicas     int           // override the target's replica count
+	Strict       bool          // NON-STRICT counts as a failure
+	ShardIndex   int           // 1-based; with ShardCount, seeds are split across runners
+	ShardCount   int
+	ReportDir    string // where incident files of counterexamples go ("" = none written)
+	DatabaseURL  string
+	Log          *slog.Logger
+	Progress     func(Progress)
+	Env          *harness.Env // reuse a running environment instead of starting one
+}
+
+// Progress is reported after every example, for progress bars.
+type Progress struct {
+	Family     string
+	Examples   int
+	Violations int
+	Elapsed    time.Duration
+	Budget     time.Duration
+	Done       bool
+}
+
+// DefaultFamilies are certified when none are named: mixed is the nightly
+// soak of the same generators, so it adds time, not coverage.
+func DefaultFamilies() []string {
+	var names []string
+	for _, f := range scenarios.Families {
+		if f.Name != "mixed" {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+func (o *Options) defaults() {
+	if len(o.Families) == 0 {
+		o.Families = DefaultFamilies()
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Budget <= 0 {
+		o.Budget = 60 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.ShardCount <= 0 {
+		o.ShardIndex, o.ShardCount = 1, 1
+	}
+}
+
+// Run certifies tg. It always returns a report, also on error and on
+// interruption (ctx cancelled): Complete says whether the run finished.
+func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Report, err error) {
+	opts.defaults()
+	fams, err := families(opts.Families)
+	if err != nil {
+		return nil, err
+	}
+	rep = newReport(tg, opts)
+	start := time.Now()
+	defer func() { finish(rep, start, ctx, err) }()
+	env, closeEnv, err := environment(ctx, tg, opts)
+	if err != nil {
+		return rep, err
+	}
+	defer closeEnv()
+	runner := &scenarios.Runner{Env: env, Target: tg, Inject: Injector(env), Log: opts.Log, RunID: runID()}
+	share := opts.Budget / time.Duration(len(fams))
+	var results []checker.Result
+	for i, fam := range fams {
+		if ctx.Err() != nil {
+			break
+		}
+		fr, res := runFamily(ctx, runner, fam, i, share, opts)
+		if err := writeIncident(opts.ReportDir, rep, &fr); err != nil {
+			opts.Log.Warn("incident file not written", "family", fam.Name, "err", err)
+		}
+		rep.Families = append(rep.Families, fr.FamilyResult)
+		addFamily(rep, fr, res)
+		results = append(results, res)
+	}
+	merged := checker.Merge(results...)
+	rep.Level, rep.LevelNote, rep.Coverage = merged.Level, merged.LevelNote, merged.Coverage
+	return rep, nil
+}
+
+func families(names []string) ([]scenarios.Family, error) {
+	var fams []scenarios.Family
+	for _, n := range names {
+		f, err := scenarios.FamilyByName(n)
+		if err != nil {
+			return nil, err
+		}
+		fams = append(fams, f)
+	}
+	return fams, nil
+}
+
+func environment(ctx context.Context, tg *target.Target, opts Options) (*harness.Env, func(), error) {
+	if opts.Env != nil {
+		return opts.Env, func() {}, nil
+	}
+	env, err := harness.Start(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
+	}
+	return env, func() { env.Close() }, nil
+}
+
+func runID() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func newReport(tg *target.Target, opts Options) *reports.Report {
+	rep := &reports.Report{
+		SchemaVersion: reports.SchemaVersion, Target: tg.Name, TargetFile: tg.File, Strict: opts.Strict,
+		Seed: opts.Seed, Budget: reports.Duration(opts.Budget), Started: time.Now().UTC(), Mode: "process",
+		Replicas: tg.Replicas, Verdict: "unknown", Level: "L0",
+		Env:             map[string]string{"go": runtime.Version(), "os": runtime.GOOS + "/" + runtime.GOARCH},
+		Counterexamples: map[string]*history.History{},
+	}
+	if opts.Replicas > 0 {
+		rep.Replicas = opts.Replicas
+	}
+	if opts.ShardCount > 1 {
+		rep.Shard = fmt.Sprintf("%d/%d", opts.ShardIndex, opts.ShardCount)
+	}
+	return rep
+}
+
+// finish sets the verdict. It runs in a defer, so a panic or an
+// interrupted run still leaves a report that says so.
+func finish(rep *reports.Report, start time.Time, ctx context.Context, err error) {
+	if rep == nil {
+		return
+	}
+	rep.Duration = reports.Duration(time.Since(start))
+	rep.Complete = err == nil && ctx.Err() == nil && len(rep.Families) > 0
+	switch {
+	case err != nil:
+		rep.Interrupted = err.Error()
+	case ctx.Err() != nil:
+		rep.Interrupted = "interrupted: " + context.Cause(ctx).Error()
+	}
+	rep.Verdict = overall(rep)
+}
+
+// overall is pass only when every check passed (NON-STRICT allowed unless
+// strict) and the run was complete; any FAILED is fail even if the run was
+// cut short, because a proven violation stays proven.
+func overall(rep *reports.Report) string {
+	verdict := "pass"
+	for _, c := range rep.Checks {
+		switch {
+		case c.Verdict == string(checker.Failed), rep.Strict && c.Verdict == string(checker.NonStrict):
+			return "fail"
+		case c.Verdict == string(checker.Unknown):
+			verdict = "unknown"
+		}
+	}
+	if !rep.Complete {
+		return "unknown"
+	}
+	return verdict
+}
+
+// familyRun is one family's outcome with its counterexample.
+type familyRun struct {
+	reports.FamilyResult
+	fail *scenarios.Example
+}
+
+func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, index int, share time.Duration, opts Options) (familyRun, checker.Result) {
+	start := time.Now()
+	agg := &aggregate{}
+	prop := &scenarios.Property{Runner: r, Family: fam, Replicas: r.Env.Replicas(), Ctx: ctx, OnExample: func(ex scenarios.Example) {
+		n, v := agg.add(ex)
+		if opts.Progress != nil {
+			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: share})
+		}
+	}}
+	shrink := opts.ShrinkBudget
+	if shrink <= 0 {
+		shrink = min(share/4, 20*time.Second)
+	}
+	seed := opts.Seed + uint64(index)<<32 + uint64(opts.ShardIndex-1)
+	seeds, failSeed, err := scenarios.Search(ctx, prop, seed, uint64(opts.ShardCount), share, shrink)
+	res := agg.result()
+	fr := familyRun{FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level, Verdict: string(res.Verdict),
+		Scenarios: agg.count(), Seeds: seeds, FailSeed: failSeed, Duration: reports.Duration(time.Since(start))}}
+	if err != nil {
+		fr.Verdict = string(checker.Unknown)
+	}
+	if ex := prop.LastFailure(); ex != nil {
+		fr.fail = ex
+		fr.ShrunkRequests, fr.ShrunkFaults = ex.Scenario.Requests(), ex.Scenario.Faults()
+		for _, s := range ex.Scenario.Steps {
+			fr.Steps = append(fr.Steps, s.String())
+		}
+	}
+	if opts.Progress != nil {
+		opts.Progress(Progress{Family: fam.Name, Examples: agg.count(), Violations: len(res.Checks), Elapsed: time.Since(start), Budget: share, Done: true})
+	}
+	return fr, res
+}
+
+// aggregate merges every example's result of one family.
+type aggregate struct {
+	mu         sync.Mutex
+	results    []checker.Result
+	violations int
+}
+
+func (a *aggregate) add(ex scenarios.Example) (examples, violations int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.results = append(a.results, ex.Result)
+	if ex.Failed() {
+		a.violations++
+	}
+	return len(a.results), a.violations
+}
+
+func (a *aggregate) failures() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.violations
+}
+
+func (a *aggregate) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.results)
+}
+
+func (a *aggregate) result() checker.Result {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return checker.Merge(a.results...)
+}
+
+// addFamily adds a family's checks and its counterexample's violations to
+// the report.
+func addFamily(rep *reports.Report, fr familyRun, res checker.Result) {
+	for _, c := range res.Checks {
+		rep.Checks = append(rep.Checks, reports.Check{ID: c.ID, Name: c.Name, Family: fr.Name, Level: c.Level, Verdict: string(c.Verdict), Exercised: c.Exercised, Note: c.Note})
+	}
+	if fr.fail == nil {
+		return
+	}
+	rep.Counterexamples[fr.Name] = fr.fail.History
+	incident := fr.Incident
+	if incident == "" {
+		incident = "<incident.yaml>"
+	}
+	replay := fmt.Sprintf("idemcheck replay %s --target %s", incident, targetArg(rep))
+	for _, c := range fr.fail.Result.Checks {
+		for _, v := range c.Violations {
+			rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: fr.Name, Replay: replay})
+		}
+	}
+}
+
+func targetArg(rep *reports.Report) string {
+	if rep.TargetFile != "" {
+		return rep.TargetFile
+	}
+	return rep.Target
+}
+
+// writeIncident writes a failing family's shrunk counterexample as an
+// incident file in dir, expecting the verdicts it produced, so that it
+// replays with one command and can join scenarios/incidents/.
+func writeIncident(dir string, rep *reports.Report, fr *familyRun) error {
+	if dir == "" || fr.fail == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	sc := Incident(fr.fail, fmt.Sprintf("%s-%s-seed%d", rep.Target, fr.Name, fr.FailSeed))
+	data, err := sc.Marshal()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "incident-"+fr.Name+".yaml")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return err
+	}
+	fr.Incident = path
+	return nil
+}
+
+// Incident turns a failing example into an incident scenario whose
+// expectations are the verdicts it produced (FAILED and NON-STRICT).
+func Incident(ex *scenarios.Example, name string) scenarios.Scenario {
+	sc := ex.Scenario
+	sc.Name = name
+	sc.Description = "shrunk counterexample found by idemcheck"
+	sc.Expect = nil
+	for _, c := range ex.Result.Checks {
+		if c.Verdict == checker.Failed || c.Verdict == checker.NonStrict {
+			sc.Expect = append(sc.Expect, scenarios.Expect{Check: c.ID, Verdict: string(c.Verdict)})
+		}
+	}
+	return sc
+}

@@ -1,0 +1,43 @@
+package certify
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// Replay plays one incident scenario exactly once against tg and judges
+// it. The scenario is data: the same file replays the same timeline.
+func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts Options) (*scenarios.Example, error) {
+	opts.defaults()
+	env, closeEnv, err := environment(ctx, tg, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer closeEnv()
+	runner := &scenarios.Runner{Env: env, Target: tg, Inject: Injector(env), Log: opts.Log, RunID: runID()}
+	start := time.Now()
+	h, err := runner.Run(ctx, *sc)
+	return &scenarios.Example{Scenario: *sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}, nil
+}
+
+// Mismatches compares an example's verdicts with the scenario's Expect
+// and lists every expectation that did not hold.
+func Mismatches(ex *scenarios.Example) []string {
+	var out []string
+	for _, e := range ex.Scenario.Expect {
+		c, ok := ex.Result.Find(e.Check)
+		got := "absent"
+		if ok {
+			got = string(c.Verdict)
+		}
+		if got != e.Verdict {
+			out = append(out, fmt.Sprintf("%s: expected %s, got %s", e.Check, e.Verdict, got))
+		}
+	}
+	return out
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/reports"
+	"github.com/idemcheck/idemcheck/scenarios"
+)
+
+// certifyFlags are the flags of certify and run.
+type certifyFlags struct {
+	target      string
+	families    string
+	level       string
+	seed        uint64
+	budget      time.Duration
+	replicas    int
+	reportDir   string
+	strict      bool
+	json        bool
+	shard       string
+	databaseURL string
+}
+
+func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
+	fs.StringVar(&f.target, "target", "", "built-in target name (see idemcheck list) or a target file `path`")
+	if withFamilies {
+		fs.StringVar(&f.families, "families", "", "comma-separated families (default: all but mixed)")
+		fs.StringVar(&f.level, "level", "", "certify up to this level only (L1..L5): the families that level needs")
+	}
+	fs.Uint64Var(&f.seed, "seed", 1, "seed: the same seed replays the same scenarios and faults")
+	fs.DurationVar(&f.budget, "budget", 60*time.Second, "total time budget, shared by the families")
+	fs.IntVar(&f.replicas, "replicas", 0, "override the target's replica count")
+	fs.StringVar(&f.reportDir, "report-dir", "", "where reports go (default idemcheck-report/<target>)")
+	fs.BoolVar(&f.strict, "strict", false, "count NON-STRICT (safe but not what the IETF draft asks) as failure")
+	fs.BoolVar(&f.json, "json", false, "print report.json to stdout instead of progress and summary")
+	fs.StringVar(&f.shard, "shard", "", "`k/n`: run shard k of n disjoint seed ranges (nightly soak on n runners)")
+	fs.StringVar(&f.databaseURL, "database-url", "", "use this PostgreSQL instead of a throwaway cluster")
+}
+
+func newFlagSet(name, usage, example string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: idemcheck %s\n\nExample:\n  %s\n\nFlags:\n", usage, example)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &exitError{code: exitPass, err: errSilent}
+		}
+		return &exitError{code: exitUsage, err: errSilent}
+	}
+	return nil
+}
+
+func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f certifyFlags
+	fs := newFlagSet("certify", "certify --target <built-in | file.yaml> [flags]", "idemcheck certify --target reference --budget 60s --report-dir out/", stderr)
+	f.register(fs, true)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("certify: unexpected argument %q (flags come as --name value)", fs.Arg(0))
+	}
+	fams, err := selectFamilies(f.families, f.level)
+	if err != nil {
+		return err
+	}
+	return certifyTarget(ctx, f, fams, stdout, stderr)
+}
+
+func runFamily(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f certifyFlags
+	fs := newFlagSet("run", "run <family> --target <built-in | file.yaml> [flags]", "idemcheck run concurrent-duplicates --target naive --budget 20s", stderr)
+	f.register(fs, false)
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		return usageErr("run: expected a family name first, one of %s", strings.Join(scenarios.FamilyNames(), ", "))
+	}
+	if _, err := scenarios.FamilyByName(args[0]); err != nil {
+		return usageErr("run: %v", err)
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	return certifyTarget(ctx, f, []string{args[0]}, stdout, stderr)
+}
+
+// selectFamilies resolves --families and --level.
+func selectFamilies(list, level string) ([]string, error) {
+	var names []string
+	if list != "" {
+		for _, n := range strings.Split(list, ",") {
+			n = strings.TrimSpace(n)
+			if _, err := scenarios.FamilyByName(n); err != nil {
+				return nil, usageErr("--families: %v", err)
+			}
+			names = append(names, n)
+		}
+	}
+	if level == "" {
+		return names, nil
+	}
+	if len(level) != 2 || level[0] != 'L' || level[1] < '1' || level[1] > '5' {
+		return nil, usageErr("--level: expected L1 to L5, got %q", level)
+	}
+	if len(names) == 0 {
+		names = certify.DefaultFamilies()
+	}
+	var kept []string
+	for _, n := range names {
+		fam, _ := scenarios.FamilyByName(n)
+		if fam.Level <= level {
+			kept = append(kept, n)
+		}
+	}
+	return kept, nil
+}
+
+func parseShard(s string) (k, n int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	k, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, usageErr("--shard: expected k/n with 1 <= k <= n, got %q", s)
+	}
+	return k, n, nil
+}
+
+func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, stderr io.Writer) error {
+	k, n, err := parseShard(f.shard)
+	if err != nil {
+		return err
+	}
+	if f.budget <= 0 {
+		return usageErr("--budget: expected a positive duration such as 60s, got %s", f.budget)
+	}
+	tg, err := resolveTarget(f.target)
+	if err != nil {
+		return err
+	}
+	dir := f.reportDir
+	if dir == "" {
+		dir = filepath.Join("idemcheck-report", tg.Name)
+	}
+	progress := newProgress(stderr, f.json)
+	rep, runErr := certify.Run(ctx, tg, certify.Options{
+		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Strict: f.strict,
+		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, Progress: progress.update,
+	})
+	progress.close()
+	if rep == nil {
+		return usageErr("%v", runErr)
+	}
+	paths, werr := reports.WriteAll(dir, rep)
+	if werr != nil {
+		fmt.Fprintf(stderr, "idemcheck: writing reports to %s: %v\n", dir, werr)
+	}
+	if f.json {
+		reports.WriteJSON(stdout, rep)
+	} else {
+		printSummary(stdout, rep, paths)
+	}
+	return exitFor(rep, runErr)
+}
+
+func exitFor(rep *reports.Report, runErr error) error {
+	switch {
+	case runErr != nil && errors.Is(runErr, certify.ErrEnvironment):
+		return &exitError{code: exitEnv, err: runErr}
+	case rep.Verdict == "fail":
+		return &exitError{code: exitFail, err: errSilent}
+	case runErr != nil:
+		return &exitError{code: exitEnv, err: runErr}
+	case rep.Verdict == "unknown":
+		return &exitError{code: exitEnv, err: fmt.Errorf("could not decide: %s", rep.Interrupted)}
+	}
+	return nil
+}
+
+// printSummary prints the verdict line, the non-PASS checks and where the
+// reports are.
+func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths) {
+	fmt.Fprintf(w, "%s: %s (level %s) in %s, seed %d\n", rep.Target, strings.ToUpper(rep.Verdict), rep.Level, roundDur(rep.Duration), rep.Seed)
+	for _, fr := range rep.Families {
+		line := fmt.Sprintf("  %-22s %-13s %4d scenarios", fr.Name, fr.Verdict, fr.Scenarios)
+		if fr.Incident != "" {
+			line += fmt.Sprintf("  shrunk to %d requests, %d faults: %s", fr.ShrunkRequests, fr.ShrunkFaults, fr.Incident)
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, c := range rep.Checks {
+		if c.Verdict != "PASS" {
+			fmt.Fprintf(w, "  %-13s %s %s [%s]\n", c.Verdict, c.ID, c.Name, c.Family)
+		}
+	}
+	shown := map[string]bool{}
+	for _, v := range rep.Violations {
+		if shown[v.Invariant+v.Family] {
+			continue
+		}
+		shown[v.Invariant+v.Family] = true
+		fmt.Fprintf(w, "  %s: %s\n    replay: %s\n", v.Invariant, v.Explanation, v.Replay)
+	}
+	if rep.Interrupted != "" {
+		fmt.Fprintf(w, "  incomplete: %s\n", rep.Interrupted)
+	}
+	if paths.HTML != "" {
+		fmt.Fprintf(w, "  report: %s\n", paths.HTML)
+	}
+}
+
+func roundDur(d reports.Duration) time.Duration {
+	return time.Duration(d).Round(100 * time.Millisecond)
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/builtin"
+	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/reports"
+)
+
+// demoRuns are the demo's three certifications: the reference over every
+// family, and two zoo members over the family that finds their bug.
+var demoRuns = []struct {
+	target string
+	budget time.Duration
+}{
+	{"reference", 40 * time.Second},
+	{"naive", 10 * time.Second},
+	{"no-fingerprint", 10 * time.Second},
+}
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("demo", "demo [--report-dir DIR] [--seed N]", "idemcheck demo --report-dir /tmp/idemcheck-demo", stderr)
+	dir := fs.String("report-dir", "idemcheck-report", "parent directory of the three reports")
+	seed := fs.Uint64("seed", 1, "seed")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var lines []string
+	for _, d := range demoRuns {
+		line, err := demoOne(ctx, d.target, d.budget, *seed, filepath.Join(*dir, d.target), stderr)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, line)
+		fmt.Fprintln(stdout, line)
+	}
+	return nil
+}
+
+func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64, dir string, stderr io.Writer) (string, error) {
+	tg, err := resolveTarget(name)
+	if err != nil {
+		return "", err
+	}
+	m, _ := builtin.Lookup(name)
+	var fams []string
+	if m.Family != "" {
+		fams = []string{m.Family}
+	}
+	progress := newProgress(stderr, false)
+	rep, runErr := certify.Run(ctx, tg, certify.Options{Families: fams, Seed: seed, Budget: budget, ReportDir: dir, Progress: progress.update})
+	progress.close()
+	if rep == nil || runErr != nil && rep.Verdict != "fail" {
+		return "", &exitError{code: exitEnv, err: fmt.Errorf("demo %s: %v", name, runErr)}
+	}
+	paths, err := reports.WriteAll(dir, rep)
+	if err != nil {
+		return "", &exitError{code: exitEnv, err: err}
+	}
+	return demoLine(rep, paths), nil
+}
+
+func demoLine(rep *reports.Report, paths reports.Paths) string {
+	var failed []string
+	for _, c := range rep.Checks {
+		if c.Verdict == "FAILED" || c.Verdict == "NON-STRICT" {
+			failed = append(failed, c.ID+" "+c.Verdict)
+		}
+	}
+	what := "level " + rep.Level
+	if len(failed) > 0 {
+		what = strings.Join(dedupe(failed), ", ")
+	}
+	return fmt.Sprintf("%-16s %-7s %-34s %s", rep.Target, strings.ToUpper(rep.Verdict), what, paths.HTML)
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

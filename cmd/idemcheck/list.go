@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/builtin"
+	"github.com/idemcheck/idemcheck/scenarios"
+)
+
+// listing is the `list --json` document, for tooling.
+type listing struct {
+	Targets   []listTarget   `json:"targets"`
+	Families  []listFamily   `json:"families"`
+	Incidents []listIncident `json:"incidents"`
+}
+
+type listTarget struct {
+	Name   string   `json:"name"`
+	Kind   string   `json:"kind"`
+	Bug    string   `json:"bug"`
+	Expect []string `json:"expect"`
+}
+
+type listFamily struct {
+	Name  string `json:"name"`
+	Level string `json:"level"`
+	Doc   string `json:"doc"`
+}
+
+type listIncident struct {
+	File   string   `json:"file"`
+	Name   string   `json:"name"`
+	Target string   `json:"target"`
+	Expect []string `json:"expect"`
+}
+
+func runList(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("list", "list [--json]", "idemcheck list --json | jq '.targets[].name'", stderr)
+	asJSON := fs.Bool("json", false, "print the listing as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	l, err := buildListing()
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(l)
+	}
+	printListing(stdout, l)
+	return nil
+}
+
+func buildListing() (listing, error) {
+	var l listing
+	for _, m := range builtin.Members {
+		expect := m.Expect
+		if expect == nil {
+			expect = []string{}
+		}
+		l.Targets = append(l.Targets, listTarget{Name: m.Name, Kind: m.Kind, Bug: m.Bug, Expect: expect})
+	}
+	for _, f := range scenarios.Families {
+		l.Families = append(l.Families, listFamily{Name: f.Name, Level: f.Level, Doc: f.Doc})
+	}
+	incs, err := scenarios.Incidents()
+	if err != nil {
+		return l, err
+	}
+	for _, in := range incs {
+		var exp []string
+		for _, e := range in.Scenario.Expect {
+			exp = append(exp, e.Check+" "+e.Verdict)
+		}
+		l.Incidents = append(l.Incidents, listIncident{File: "scenarios/incidents/" + in.File, Name: in.Scenario.Name, Target: in.Scenario.Target, Expect: exp})
+	}
+	return l, nil
+}
+
+func printListing(w io.Writer, l listing) {
+	fmt.Fprintln(w, "Targets:")
+	for _, t := range l.Targets {
+		exp := ""
+		if len(t.Expect) > 0 {
+			exp = " [must fail " + strings.Join(t.Expect, ",") + "]"
+		}
+		fmt.Fprintf(w, "  %-26s %-9s %s%s\n", t.Name, t.Kind, t.Bug, exp)
+	}
+	fmt.Fprintln(w, "\nFamilies:")
+	for _, f := range l.Families {
+		fmt.Fprintf(w, "  %-22s %s  %s\n", f.Name, f.Level, f.Doc)
+	}
+	fmt.Fprintln(w, "\nIncidents:")
+	for _, in := range l.Incidents {
+		fmt.Fprintf(w, "  %-52s %s, expect %s\n", in.File, in.Target, strings.Join(in.Expect, ", "))
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/scenarios"
+)
+
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("replay", "replay <incident.yaml> [--target <built-in | file.yaml>]",
+		"idemcheck replay scenarios/incidents/concurrent-double-charge.yaml --target naive", stderr)
+	tgt := fs.String("target", "", "target to replay against (default: the incident's own target)")
+	out := fs.String("report-dir", "", "write the replayed history here")
+	dbURL := fs.String("database-url", "", "use this PostgreSQL instead of a throwaway cluster")
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		return usageErr("replay: expected an incident file first")
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	sc, err := scenarios.LoadIncident(args[0])
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	name := *tgt
+	if name == "" {
+		name = sc.Target
+	}
+	tg, err := resolveTarget(name)
+	if err != nil {
+		return err
+	}
+	ex, err := certify.Replay(ctx, tg, sc, certify.Options{DatabaseURL: *dbURL})
+	if err != nil {
+		return &exitError{code: exitEnv, err: err}
+	}
+	printReplay(stdout, tg.Name, sc, ex)
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err == nil {
+			ex.History.WriteFile(filepath.Join(*out, "history.json"))
+		}
+	}
+	if ex.Result.Failed() {
+		return &exitError{code: exitFail, err: errSilent}
+	}
+	return nil
+}
+
+func printReplay(w io.Writer, target string, sc *scenarios.Scenario, ex *scenarios.Example) {
+	fmt.Fprintf(w, "replayed %s against %s: %s (level %s), %d requests, %d charges, %s\n", sc.Name, target, ex.Result.Verdict, ex.Result.Level, len(ex.History.Ops), len(ex.History.Charges), ex.Took.Round(1e6))
+	if ex.Err != nil {
+		fmt.Fprintf(w, "  could not play to the end: %v\n", ex.Err)
+	}
+	for _, c := range ex.Result.Checks {
+		if c.Verdict == checker.Pass {
+			continue
+		}
+		fmt.Fprintf(w, "  %-13s %s %s\n", c.Verdict, c.ID, c.Name)
+		for _, v := range c.Violations {
+			fmt.Fprintf(w, "    %s\n", v.Explanation)
+		}
+	}
+	if target != sc.Target {
+		return
+	}
+	if miss := certify.Mismatches(ex); len(miss) > 0 {
+		fmt.Fprintf(w, "  NOT reproduced: %s\n", strings.Join(miss, "; "))
+	} else {
+		fmt.Fprintln(w, "  reproduced: every expected verdict holds")
+	}
+}

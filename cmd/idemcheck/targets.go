@@ -1,0 +1,39 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/builtin"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// resolveTarget takes a built-in name or a target file path.
+func resolveTarget(arg string) (*target.Target, error) {
+	if arg == "" {
+		return nil, usageErr("--target is required: a built-in name (idemcheck list) or a target file")
+	}
+	if strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") || strings.Contains(arg, "/") {
+		if _, err := os.Stat(arg); err != nil && !strings.Contains(arg, ".y") {
+			return nil, usageErr("--target %s: no such file", arg)
+		}
+		t, err := target.Load(arg)
+		if err != nil {
+			return nil, &exitError{code: exitUsage, err: err}
+		}
+		return t, nil
+	}
+	m, err := builtin.Lookup(arg)
+	if err != nil {
+		return nil, usageErr("--target: %v", err)
+	}
+	t, err := m.Target("")
+	if errors.Is(err, builtin.ErrNoBinary) {
+		return nil, &exitError{code: exitEnv, err: err}
+	}
+	if err != nil {
+		return nil, usageErr("--target: %v", err)
+	}
+	return t, nil
+}

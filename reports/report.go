@@ -1,0 +1,93 @@
+package reports
+
+import (
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// SchemaVersion is written into report.json; tooling that reads reports
+// refuses versions it does not know.
+const SchemaVersion = 1
+
+// Report is everything one certification run found. It is created at the
+// start of a run and finalised in a defer, so an interrupted or crashed
+// run still leaves a report (Complete false).
+type Report struct {
+	SchemaVersion int       `json:"schema_version"`
+	Target        string    `json:"target"`
+	TargetFile    string    `json:"target_file,omitempty"`
+	Verdict       string    `json:"verdict"` // "pass" | "fail" | "unknown"
+	Level         string    `json:"level"`   // highest certification level reached, "L0".."L5"
+	LevelNote     string    `json:"level_note,omitempty"`
+	Strict        bool      `json:"strict"`
+	Seed          uint64    `json:"seed"`
+	Shard         string    `json:"shard,omitempty"` // "3/8"
+	Budget        Duration  `json:"budget"`
+	Started       time.Time `json:"started"`
+	Duration      Duration  `json:"duration"`
+	Complete      bool      `json:"complete"`
+	Interrupted   string    `json:"interrupted,omitempty"` // why the run stopped early
+	Replicas      int       `json:"replicas"`
+	Mode          string    `json:"mode"` // "process" | "docker"
+
+	Families   []FamilyResult    `json:"families"`
+	Checks     []Check           `json:"checks"`
+	Violations []Violation       `json:"violations"`
+	Coverage   checker.Coverage  `json:"coverage"`
+	Env        map[string]string `json:"environment"` // versions: go, postgres, idemcheck, os
+
+	// Counterexamples are the minimal failing histories, one per failing
+	// family, kept for the timeline drawing; report.json links them by
+	// family. They are written to history-<family>.json beside it.
+	Counterexamples map[string]*history.History `json:"-"`
+}
+
+// FamilyResult is one scenario family's run.
+type FamilyResult struct {
+	Name      string   `json:"name"`
+	Level     string   `json:"level"`
+	Verdict   string   `json:"verdict"`   // worst check verdict in this family: PASS, NON-STRICT, ...
+	Scenarios int      `json:"scenarios"` // examples played, shrinking replays included
+	Seeds     int      `json:"seeds"`     // seeds tried
+	FailSeed  uint64   `json:"fail_seed,omitempty"`
+	Duration  Duration `json:"duration"`
+	// Shrunk is the minimal counterexample's size, when the family failed.
+	ShrunkRequests int      `json:"shrunk_requests,omitempty"`
+	ShrunkFaults   int      `json:"shrunk_faults,omitempty"`
+	Incident       string   `json:"incident,omitempty"` // path of the incident file written for it
+	History        string   `json:"history,omitempty"`  // path of the counterexample's history
+	Steps          []string `json:"steps,omitempty"`    // the counterexample, one replayable line per step
+}
+
+// Check is one row of the checks table: one check in one family.
+type Check struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Family    string `json:"family"`
+	Level     string `json:"level"`
+	Verdict   string `json:"verdict"` // PASS, NON-STRICT, INFORMATIONAL, FAILED, UNKNOWN
+	Exercised bool   `json:"exercised"`
+	Note      string `json:"note,omitempty"`
+}
+
+// Violation is one piece of evidence, with the command that replays it.
+type Violation struct {
+	checker.Violation
+	Family string `json:"family"`
+	Replay string `json:"replay"` // the exact command that replays it
+}
+
+// Duration marshals as a Go duration string ("1m3.5s") in JSON.
+type Duration time.Duration
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	*d = Duration(v)
+	return err
+}

@@ -1,0 +1,62 @@
+package scenarios_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/idemcheck/idemcheck/scenarios"
+)
+
+func TestIncidents_TableLoads(t *testing.T) {
+	incs, err := scenarios.Incidents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(incs) < 6 {
+		t.Fatalf("regression table has %d incidents, want at least 6", len(incs))
+	}
+	for _, in := range incs {
+		if in.Scenario.Target == "" || len(in.Scenario.Expect) == 0 {
+			t.Errorf("%s: an incident names the target that exhibits it and its expected verdicts", in.File)
+		}
+	}
+}
+
+func TestIncidents_BadFilesNameFileLineField(t *testing.T) {
+	cases := []struct{ yaml, want string }{
+		{"name: x\nsteps:\n  - send: {key: k1}\n", "bad.yaml:3: steps[0].send.order: expected a symbolic order"},
+		{"name: x\nsteps:\n  - fault: {id: f, kind: earthquake}\n", "bad.yaml:3: steps[0].fault.kind: expected one of"},
+		{"name: x\nsteps:\n  - heal: nope\n", "bad.yaml:3: steps[0].heal: expected the id of an earlier fault"},
+		{"name: x\nsteps:\n  - wait: {for: soon}\n", "bad.yaml:3: steps[0].wait.for: expected a duration"},
+		{"name: x\nsteps:\n  - send: {key: k, order: o}\n    wait: {for: 1s}\n", "bad.yaml:3: steps[0]: expected exactly one of"},
+		{"name: x\nsteps:\n  - send: {key: k, order: o}\nexpect:\n  - {check: M9, verdict: FAILED}\n", "bad.yaml:5: expect[0].check: expected one of"},
+		{"name: x\nsteps:\n  - sned: {key: k}\n", "bad.yaml:3:"},
+	}
+	for _, c := range cases {
+		_, err := scenarios.ParseIncident("bad.yaml", []byte(c.yaml))
+		if err == nil || !errors.Is(err, scenarios.ErrInvalid) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q:\n got %v\nwant prefix %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+func TestScenario_MarshalRoundTrip(t *testing.T) {
+	incs, err := scenarios.Incidents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range incs {
+		data, err := in.Scenario.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := scenarios.ParseIncident(in.File, data)
+		if err != nil {
+			t.Fatalf("%s: written incident does not load back: %v\n%s", in.File, err, data)
+		}
+		if len(back.Steps) != len(in.Scenario.Steps) || back.Steps[1].String() != in.Scenario.Steps[1].String() {
+			t.Fatalf("%s: round trip changed the steps", in.File)
+		}
+	}
+}
