@@ -240,7 +240,7 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 		}
 	}
 	if opts.Progress != nil {
-		opts.Progress(Progress{Family: fam.Name, Examples: agg.count(), Violations: len(res.Checks), Elapsed: time.Since(start), Budget: share, Done: true})
+		opts.Progress(Progress{Family: fam.Name, Examples: agg.count(), Violations: agg.failures(), Elapsed: time.Since(start), Budget: share, Done: true})
 	}
 	return fr, res
 }
@@ -280,23 +280,29 @@ func (a *aggregate) result() checker.Result {
 	return checker.Merge(a.results...)
 }
 
-// addFamily adds a family's checks and its counterexample's violations to
-// the report.
+// addFamily adds a family's checks and evidence to the report: the shrunk
+// counterexample's violations, replayable from its incident file, and up
+// to three examples of every other non-PASS check, replayable by seed.
 func addFamily(rep *reports.Report, fr familyRun, res checker.Result) {
+	shown := map[string]int{}
+	if fr.fail != nil {
+		rep.Counterexamples[fr.Name] = fr.fail.History
+		replay := fmt.Sprintf("idemcheck replay %s --target %s", orDefault(fr.Incident, "<incident.yaml>"), targetArg(rep))
+		for _, c := range fr.fail.Result.Checks {
+			for _, v := range c.Violations {
+				rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: fr.Name, Replay: replay})
+				shown[c.ID]++
+			}
+		}
+	}
+	replay := fmt.Sprintf("idemcheck run %s --target %s --seed %d", fr.Name, targetArg(rep), rep.Seed)
 	for _, c := range res.Checks {
 		rep.Checks = append(rep.Checks, reports.Check{ID: c.ID, Name: c.Name, Family: fr.Name, Level: c.Level, Verdict: string(c.Verdict), Exercised: c.Exercised, Note: c.Note})
-	}
-	if fr.fail == nil {
-		return
-	}
-	rep.Counterexamples[fr.Name] = fr.fail.History
-	incident := fr.Incident
-	if incident == "" {
-		incident = "<incident.yaml>"
-	}
-	replay := fmt.Sprintf("idemcheck replay %s --target %s", incident, targetArg(rep))
-	for _, c := range fr.fail.Result.Checks {
 		for _, v := range c.Violations {
+			if shown[c.ID] >= 3 {
+				break
+			}
+			shown[c.ID]++
 			rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: fr.Name, Replay: replay})
 		}
 	}

@@ -123,6 +123,11 @@ func (c *Client) build(ctx context.Context, req Request, op history.Op) (*http.R
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}
+	// net/http silently re-sends a POST that carries an Idempotency-Key
+	// when a reused connection drops: a retry the history would never
+	// see. Without GetBody the request is not replayable, so every attempt
+	// on the wire is one recorded op.
+	hreq.GetBody = nil
 	hreq.Header.Set("Content-Type", "application/json")
 	if !req.NoKey {
 		// Set the raw value: Header.Set would canonicalise nothing in the

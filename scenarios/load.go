@@ -110,12 +110,7 @@ func (s *Send) validate(at string, index int, sends map[string]bool) error {
 		return bad(at+".id", "send id %q is used twice", s.ID)
 	}
 	sends[s.ID] = true
-	if s.Amount == 0 {
-		s.Amount = 1250
-	}
-	if s.Currency == "" {
-		s.Currency = "usd"
-	}
+	s.defaults()
 	switch {
 	case s.Key == "" && s.KeyForm != "missing" && s.KeyForm != "empty":
 		return bad(at+".key", "expected a symbolic key such as k1")
@@ -129,6 +124,17 @@ func (s *Send) validate(at string, index int, sends map[string]bool) error {
 		return bad(at+".tenant", "expected a tenant index, or -1 for none, got %d", s.Tenant)
 	}
 	return nil
+}
+
+// defaults fills what a send may leave out; the runner applies it too,
+// since generated scenarios are not validated.
+func (s *Send) defaults() {
+	if s.Amount == 0 {
+		s.Amount = 1250
+	}
+	if s.Currency == "" {
+		s.Currency = "usd"
+	}
 }
 
 func (w *Wait) validate(at string, sends map[string]bool) error {

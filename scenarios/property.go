@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"pgregory.net/rapid"
@@ -137,7 +138,19 @@ func Search(ctx context.Context, p *Property, seed, stride uint64, budget, shrin
 
 var searchMu sync.Mutex
 
+// initFlags makes rapid usable outside `go test`: rapid asks
+// testing.Short, which needs the testing flags registered and parsed.
+var initFlags sync.Once
+
 func setRapidFlags(shrink time.Duration) error {
+	initFlags.Do(func() {
+		if flag.Lookup("test.short") == nil {
+			testing.Init()
+		}
+		if !flag.Parsed() {
+			flag.CommandLine.Parse(nil)
+		}
+	})
 	for name, v := range map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true", "rapid.shrinktime": shrink.String()} {
 		if err := flag.Set(name, v); err != nil {
 			return fmt.Errorf("rapid flag %s: %w", name, err)

@@ -184,6 +184,7 @@ func (p *play) send(ctx context.Context, s Send) error {
 }
 
 func (p *play) request(s Send) (client.Request, error) {
+	s.defaults()
 	if s.Replica >= p.r.Env.Replicas() {
 		return client.Request{}, fmt.Errorf("replica %d: the environment has %d", s.Replica, p.r.Env.Replicas())
 	}
@@ -227,7 +228,7 @@ func applyKeyForm(req *client.Request, form string) {
 	case "quoted":
 		h = `"` + req.Key + `"`
 	case "empty":
-		h = ""
+		h, req.Key = "", "" // an empty Key tells the checker the header was empty on purpose
 	case "long":
 		h = req.Key + strings.Repeat("x", 256)
 	case "bad-quoted":

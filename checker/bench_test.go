@@ -1,0 +1,42 @@
+package checker_test
+
+import (
+	"testing"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// TestGenerated_LargeCleanHistoryPasses: a 10,000-op history of a correct
+// server has no violation, and a single double charge planted in it is
+// found and named.
+func TestGenerated_LargeCleanHistoryPasses(t *testing.T) {
+	h := generate(10_000, 1)
+	r := checker.Check(h)
+	expectVerdicts(t, r, map[string]checker.Verdict{})
+	if r.Level != "L3" {
+		t.Fatalf("level %s (%s), want L3: no faults in the generated history", r.Level, r.LevelNote)
+	}
+
+	dup := h.Ops[0]
+	dup.ID, dup.Invoke, dup.Complete, dup.ChargeID = len(h.Ops), dup.Complete+50*ms, dup.Complete+90*ms, "ch_dup"
+	h.Ops = append(h.Ops, dup)
+	h.Charges = append(h.Charges, history.Charge{ID: "ch_dup", Order: dup.Order, Amount: 1250, Currency: "usd", Status: "succeeded", At: dup.Invoke + 10*ms})
+	r = checker.Check(h)
+	c, _ := r.Find("M1")
+	if c.Verdict != checker.Failed || len(c.Violations) != 1 || c.Violations[0].Charges[1] != "ch_dup" {
+		t.Fatalf("planted double charge: M1 %s %+v", c.Verdict, c.Violations)
+	}
+}
+
+// BenchmarkCheck10k judges a generated 10,000-op history. The aim (issue 4)
+// is well under one second per history.
+func BenchmarkCheck10k(b *testing.B) {
+	h := generate(10_000, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		checker.Check(h)
+	}
+	b.ReportMetric(float64(len(h.Ops)), "ops")
+}

@@ -1,0 +1,140 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// Check judges one history. It is pure: the same history always yields the
+// same Result, with checks in a fixed order and violations in a
+// deterministic order; it reads no clock, does no I/O and draws no random
+// numbers. A nil history is judged as an empty one: UNKNOWN, since a run
+// that recorded nothing proves nothing.
+func Check(h *history.History) Result {
+	if h == nil {
+		h = &history.History{}
+	}
+	ix := build(h)
+	judges := []func() CheckResult{
+		ix.m1, ix.m2, ix.m3, ix.m4, ix.m5, ix.m6,
+		ix.p1, ix.p2, ix.r1, ix.r2, ix.r3, ix.r4, ix.e1, ix.e2,
+	}
+	checks := make([]CheckResult, 0, len(judges))
+	for _, judge := range judges {
+		checks = append(checks, judge())
+	}
+	r := finish(checks, ix.cov)
+	r.Source = fmt.Sprintf("%s seed=%d", h.Family, h.Seed)
+	return r
+}
+
+// spec names one check and the lowest level that requires it.
+type spec struct{ id, name, level string }
+
+// catalog is every check, in report order (the order Check runs them).
+var catalog = []spec{
+	{"M1", "no double charge", "L1"},
+	{"M2", "no phantom success", "L1"},
+	{"M3", "no false failure", "L4"},
+	{"M4", "consistent replay", "L1"},
+	{"M5", "tenant isolation", "all"},
+	{"M6", "convergence", "L4"},
+	{"P1", "different payload refused", "L3"},
+	{"P2", "equal payload recognised", "L3"},
+	{"R1", "missing or invalid key gets 400", "all"},
+	{"R2", "different payload gets 422", "all"},
+	{"R3", "in-flight duplicate waits, then 409 with Retry-After", "all"},
+	{"R4", "replay marker", "all"},
+	{"E1", "no early expiry", "L5"},
+	{"E2", "retry window covered", "L5"},
+}
+
+// newCheck starts a PASS, not yet exercised, result for check id.
+func newCheck(id string) CheckResult {
+	for _, s := range catalog {
+		if s.id == id {
+			return CheckResult{ID: id, Name: s.name, Level: s.level, Verdict: Pass}
+		}
+	}
+	panic("checker: no check " + id)
+}
+
+// flag records a violation with verdict v; a violation always means the
+// check was exercised.
+func (c *CheckResult) flag(v Verdict, viol Violation) {
+	viol.Invariant = c.ID
+	slices.Sort(viol.Ops)
+	viol.Ops = slices.Compact(viol.Ops)
+	c.Violations = append(c.Violations, viol)
+	c.Verdict = worst(c.Verdict, v)
+	c.Exercised = true
+}
+
+// onKey starts a violation about epoch e.
+func onKey(e *epoch, orderID, format string, args ...any) Violation {
+	return Violation{Tenant: e.lin.tenant, Key: e.lin.key, Order: orderID, Explanation: fmt.Sprintf(format, args...)}
+}
+
+// onOp starts a violation about a single request.
+func onOp(o *opInfo, format string, args ...any) Violation {
+	return Violation{Tenant: o.Tenant, Key: o.key, Order: o.Order, Ops: []int{o.ID}, Explanation: fmt.Sprintf(format, args...)}
+}
+
+// opIDs returns the ids of ops.
+func opIDs(ops ...*opInfo) []int {
+	var ids []int
+	for _, o := range ops {
+		if o != nil {
+			ids = append(ids, o.ID)
+		}
+	}
+	return ids
+}
+
+// chargeIDs returns the ids of charges.
+func chargeIDs(cs ...*charge) []string {
+	var ids []string
+	for _, c := range cs {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// answer renders what the client was told: "201 ch_1", "402", "timeout".
+func answer(o *opInfo) string {
+	switch {
+	case o.Outcome == history.OK:
+		return fmt.Sprintf("%d %s", o.Status, o.ChargeID)
+	case o.Status == 0:
+		return "no response"
+	default:
+		return fmt.Sprint(o.Status)
+	}
+}
+
+// listNote joins up to five items after a head, with a count of the rest.
+func listNote(head string, items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	const shown = 5
+	s := head + ": " + strings.Join(items[:min(shown, len(items))], ", ")
+	if len(items) > shown {
+		s += fmt.Sprintf(" and %d more", len(items)-shown)
+	}
+	return s
+}
+
+// notes joins the non-empty parts of a note.
+func notes(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
+}

@@ -1,0 +1,260 @@
+package checker_test
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// verdicts returns the non-PASS verdicts of r, by check ID.
+func verdicts(r checker.Result) map[string]checker.Verdict {
+	m := map[string]checker.Verdict{}
+	for _, c := range r.Checks {
+		if c.Verdict != checker.Pass {
+			m[c.ID] = c.Verdict
+		}
+	}
+	return m
+}
+
+func expectVerdicts(t *testing.T, r checker.Result, want map[string]checker.Verdict) {
+	t.Helper()
+	if got := verdicts(r); !reflect.DeepEqual(got, want) {
+		for _, c := range r.Checks {
+			for _, v := range c.Violations {
+				t.Logf("%s: %s", v.Invariant, v.Explanation)
+			}
+			if c.Verdict != checker.Pass {
+				t.Logf("%s note: %s", c.ID, c.Note)
+			}
+		}
+		t.Fatalf("non-PASS checks %v, want %v", got, want)
+	}
+}
+
+func TestVerdict_RankOrdersSeverity(t *testing.T) {
+	order := []checker.Verdict{checker.Pass, checker.Informational, checker.NonStrict, checker.Unknown, checker.Failed}
+	for i := 1; i < len(order); i++ {
+		if order[i-1].Rank() >= order[i].Rank() {
+			t.Errorf("%s ranks %d, not below %s (%d)", order[i-1], order[i-1].Rank(), order[i], order[i].Rank())
+		}
+	}
+	if checker.Verdict("bogus").Rank() != checker.Unknown.Rank() {
+		t.Error("an unreadable verdict must rank as UNKNOWN")
+	}
+	if checker.Unknown.Acceptable() || !checker.NonStrict.Acceptable() {
+		t.Error("UNKNOWN must not let a level stand; NON-STRICT must")
+	}
+}
+
+func TestCheck_ResultListsEveryCheckInOrder(t *testing.T) {
+	r := checker.Check(load(t, "testdata/clean_sequential.json"))
+	var ids []string
+	for _, c := range r.Checks {
+		ids = append(ids, c.ID)
+	}
+	want := []string{"M1", "M2", "M3", "M4", "M5", "M6", "P1", "P2", "R1", "R2", "R3", "R4", "E1", "E2"}
+	if !reflect.DeepEqual(ids, want) {
+		t.Fatalf("checks %v, want %v", ids, want)
+	}
+}
+
+// TestCheck_OrderOfRecordsDoesNotMatter: the checker sorts what it reads,
+// so shuffled ops, charges and faults give the same result.
+func TestCheck_OrderOfRecordsDoesNotMatter(t *testing.T) {
+	for _, f := range []string{"clean_crash_recovered", "m1_double_charge", "r3_immediate_409", "e2_retry_window"} {
+		h := load(t, "testdata/"+f+".json")
+		want := checker.Check(h)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for range 20 {
+			rng.Shuffle(len(h.Ops), func(i, j int) { h.Ops[i], h.Ops[j] = h.Ops[j], h.Ops[i] })
+			rng.Shuffle(len(h.Charges), func(i, j int) { h.Charges[i], h.Charges[j] = h.Charges[j], h.Charges[i] })
+			rng.Shuffle(len(h.Faults), func(i, j int) { h.Faults[i], h.Faults[j] = h.Faults[j], h.Faults[i] })
+			if got := checker.Check(h); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: result depends on record order:\n got %+v\nwant %+v", f, got, want)
+			}
+		}
+	}
+}
+
+// TestCheck_DoesNotModifyHistory: judging is read-only.
+func TestCheck_DoesNotModifyHistory(t *testing.T) {
+	h := load(t, "testdata/clean_crash_recovered.json")
+	before := load(t, "testdata/clean_crash_recovered.json")
+	checker.Check(h)
+	if !reflect.DeepEqual(h, before) {
+		t.Fatal("Check modified its history")
+	}
+}
+
+func TestCheck_IncompleteHistoryCertifiesNothing(t *testing.T) {
+	h := load(t, "testdata/clean_crash_recovered.json")
+	h.Complete = false
+	r := checker.Check(h)
+	if r.Verdict != checker.Unknown || r.Level != "L0" {
+		t.Fatalf("incomplete history: %s %s, want UNKNOWN L0", r.Verdict, r.Level)
+	}
+	h = load(t, "testdata/m1_double_charge.json")
+	h.Complete = false
+	if r := checker.Check(h); !r.Failed() {
+		t.Fatalf("an incomplete history still fails on proven violations, got %s", r.Verdict)
+	}
+}
+
+func TestCheck_EmptyHistoryIsUnknown(t *testing.T) {
+	for _, h := range []*history.History{nil, {Version: history.Version, Complete: true}} {
+		if r := checker.Check(h); r.Verdict != checker.Unknown || r.Level != "L0" {
+			t.Fatalf("empty history: %s %s, want UNKNOWN L0", r.Verdict, r.Level)
+		}
+	}
+}
+
+func TestM1_ExemptsRetryOutsideEveryPromise(t *testing.T) {
+	r := checker.Check(load(t, "testdata/clean_expiry.json"))
+	c, _ := r.Find("M1")
+	if c.Verdict != checker.Pass || !contains(c.Note, "ch_2 (ord_1)") {
+		t.Fatalf("M1 %s, note %q: want PASS naming the exempt charge", c.Verdict, c.Note)
+	}
+}
+
+func TestM1_OneOrderUnderTwoKeysIsTheWorkloads(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	b.op("t", "k2", "ord", 200*ms, 300*ms, 201, "ch_2")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord", 250*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}
+
+func TestM1_KeylessChargeNextToKeyedOneIsDouble(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	op := b.op("t", "", "ord", 200*ms, 300*ms, 201, "ch_2")
+	op.NoKey = true
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord", 250*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M1": checker.Failed, "R1": checker.NonStrict})
+}
+
+func TestM1_ChargeWithNoRequestInFlightIsNoted(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 100*ms, 0, "")
+	b.op("t", "k1", "ord", 5000*ms, 5100*ms, 201, "ch_1")
+	b.charge("ch_1", "ord", 3000*ms, "succeeded") // a server finishing after the client gave up
+	b.charge("ch_x", "someone_elses_order", 10*ms, "succeeded")
+	r := checker.Check(b.history())
+	expectVerdicts(t, r, map[string]checker.Verdict{})
+	c, _ := r.Find("M1")
+	if !contains(c.Note, "no request of the order was in flight") || !contains(c.Note, "1 ledger charges for orders this history never sent") {
+		t.Fatalf("M1 note %q", c.Note)
+	}
+}
+
+func TestM3_MutatedBodyThatMovedMoneyIsFalseFailure(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	m := b.op("t", "k1", "ord2", 200*ms, 300*ms, 422, "")
+	m.Body = bodyOf("ord2", 1250, "usd")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord2", 250*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M3": checker.Failed, "P1": checker.Failed})
+}
+
+func TestM3_DeclineIsNoFalseFailure(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 100*ms, 402, "")
+	b.charge("ch_1", "ord", 50*ms, "failed")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}
+
+func TestM5_SameChargeForTwoTenants(t *testing.T) {
+	b := newBuilder()
+	b.op("ta", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	b.replay("tb", "k1", "ord", 200*ms, 300*ms, "ch_1") // both tenants sent ord; tb must get its own charge
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	r := checker.Check(b.history())
+	expectVerdicts(t, r, map[string]checker.Verdict{"M5": checker.Failed})
+	c, _ := r.Find("M5")
+	if v := c.Violations[0]; !reflect.DeepEqual(v.Ops, []int{0, 1}) || v.Tenant != "tb" {
+		t.Fatalf("violation %+v", v)
+	}
+}
+
+func TestM5_SingleTenantIsNotExercised(t *testing.T) {
+	r := checker.Check(load(t, "testdata/clean_expiry.json"))
+	c, _ := r.Find("M5")
+	if c.Exercised || c.Verdict != checker.Pass || r.Level != "L0" {
+		t.Fatalf("M5 %s exercised=%v, level %s", c.Verdict, c.Exercised, r.Level)
+	}
+}
+
+func TestM6_FinalDefinitiveAnswerMustAgreeWithLedger(t *testing.T) {
+	b := newBuilder()
+	b.fault("kill", 50*ms, 500*ms)
+	b.op("t", "k1", "ord", 0, 100*ms, 0, "")
+	b.op("t", "k1", "ord", 3000*ms, 3100*ms, 402, "") // says declined ...
+	b.charge("ch_1", "ord", 60*ms, "succeeded")       // ... but the crashed request charged
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M3": checker.Failed, "M6": checker.Failed})
+}
+
+func TestP1P2_RacingBodiesFollowWhatTheServerAccepted(t *testing.T) {
+	b := newBuilder()
+	first := b.op("t", "k1", "ord", 0, 300*ms, 422, "") // sent first, but the server saw the other body first
+	first.Amount, first.Body = 9, bodyOf("ord", 9, "usd")
+	b.op("t", "k1", "ord", 10*ms, 200*ms, 201, "ch_1")
+	b.charge("ch_1", "ord", 100*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}
+
+func TestR3_WaitedOr409AfterOwnerIsFine(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 3000*ms, 201, "ch_1")
+	w := b.op("t", "k1", "ord", 100*ms, 700*ms, 409, "") // waited 600ms ≥ max_wait/2
+	w.RetryAfter = "1"
+	b.replay("t", "k1", "ord", 3100*ms, 3200*ms, "ch_1")
+	b.charge("ch_1", "ord", 2000*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}
+
+func TestR3_5xxDuringFaultIsExcused(t *testing.T) {
+	b := newBuilder()
+	b.fault("reset_peer", 50*ms, 400*ms)
+	b.op("t", "k1", "ord", 0, 3000*ms, 201, "ch_1")
+	b.op("t", "k1", "ord", 100*ms, 150*ms, 502, "")
+	b.charge("ch_1", "ord", 2000*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}
+
+func TestE1_RacingDuplicateIsConcurrencyNotExpiry(t *testing.T) {
+	r := checker.Check(load(t, "testdata/m1_double_charge.json"))
+	if c, _ := r.Find("E1"); c.Verdict != checker.Pass {
+		t.Fatalf("E1 %s for a duplicate that raced the first charge", c.Verdict)
+	}
+}
+
+func TestE_NoTTLDeclaredMeansForever(t *testing.T) {
+	b := newBuilder()
+	b.h.Policy.TTL, b.h.Policy.RetryWindow = 0, 0
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	b.op("t", "k1", "ord", 3600_000*ms, 3600_100*ms, 201, "ch_2")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord", 3600_050*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{
+		"M1": checker.Failed, "M4": checker.Failed, "E1": checker.Failed,
+	})
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func TestM1_LedgerRecordsSharingAnIDAreOneCharge(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	b.replay("t", "k1", "ord", 200*ms, 300*ms, "ch_1")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_1", "ord", 60*ms, "succeeded") // the ledger recorded the charge twice
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}

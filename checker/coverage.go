@@ -1,0 +1,106 @@
+package checker
+
+import "time"
+
+// coverage counts what the history exercised; see Coverage.
+func (ix *index) coverage() Coverage {
+	c := Coverage{
+		Histories: 1,
+		Ops:       len(ix.ops),
+		Keys:      len(ix.lineages),
+		Orders:    len(ix.orders),
+		Tenants:   ix.tenants(),
+		Faults:    len(ix.faults),
+	}
+	if !ix.h.Complete {
+		c.Incomplete = 1
+	}
+	c.CrossTenantKeys = len(ix.crossTenantKeys())
+	for _, e := range ix.eps {
+		ix.coverEpoch(&c, e)
+	}
+	return c
+}
+
+func (ix *index) tenants() int {
+	seen := map[string]bool{}
+	for _, o := range ix.ops {
+		if o.Tenant != "" {
+			seen[o.Tenant] = true
+		}
+	}
+	return len(seen)
+}
+
+// crossTenantKeys returns the key strings that two or more tenants used,
+// the traffic that probes tenant isolation. Requests without a bearer
+// token (tenant "") belong to no tenant and do not count.
+func (ix *index) crossTenantKeys() []string {
+	first := map[string]string{}
+	shared := map[string]bool{}
+	var keys []string
+	for _, l := range ix.lineages {
+		if l.tenant == "" {
+			continue
+		}
+		t, ok := first[l.key]
+		switch {
+		case !ok:
+			first[l.key] = l.tenant
+		case t != l.tenant && !shared[l.key]:
+			shared[l.key] = true
+			keys = append(keys, l.key)
+		}
+	}
+	return keys
+}
+
+func (ix *index) coverEpoch(c *Coverage, e *epoch) {
+	var defDone, lastDone time.Duration = -1, -1
+	for _, o := range e.ops {
+		if !o.equal {
+			c.MutatedBodies++
+			continue
+		}
+		if o != e.ref && o.Body != e.ref.Body {
+			c.EquivalentBodies++
+		}
+		if defDone >= 0 && defDone <= o.Invoke {
+			c.SequentialRetries++
+		}
+		if lastDone > o.Invoke {
+			c.ConcurrentDuplicates++
+		}
+		ix.coverExpiry(c, e, o)
+		lastDone = max(lastDone, o.Complete)
+		if o.definitive() && (defDone < 0 || o.Complete < defDone) {
+			defDone = o.Complete
+		}
+	}
+}
+
+// coverExpiry counts the definitive answers to retries that probe expiry:
+// late in the TTL ([TTL/2, TTL], E1's traffic), past the TTL, and inside
+// the extra retry window ((TTL, retry window], E2's traffic). A request that
+// opened a later epoch of its key was sent past the promise, so past the TTL.
+func (ix *index) coverExpiry(c *Coverage, e *epoch, o *opInfo) {
+	ttl, rw := ix.pol.TTL, ix.pol.RetryWindow
+	if ttl <= 0 || !o.definitive() {
+		return
+	}
+	if o == e.ops[0] {
+		if e.seq > 0 {
+			c.PastTTL++
+		}
+		return
+	}
+	switch d := o.Invoke - e.start; {
+	case d >= ttl/2 && d <= ttl:
+		c.ExpiryProbes++
+	case d > ttl:
+		c.PastTTL++
+		if d <= rw {
+			c.LateRetries++
+		}
+	}
+}

@@ -1,0 +1,146 @@
+// Package checker judges a recorded history (package history) against the
+// invariants of DESIGN.md §3 and certifies a level (§5). It is pure: history
+// in, verdicts out. It reads no clock, does no I/O, draws no random number,
+// and the same history always gives the same Result, whatever the order of
+// its records.
+//
+// # API
+//
+// Judging:
+//   - Check(h) judges one history and returns a Result.
+//   - Merge(results...) combines the results of several histories of one
+//     target (families, shards) into one certification.
+//
+// Results:
+//   - Result: Checks (every check, in the order M1..M6, P1, P2, R1..R4,
+//     E1, E2), the worst Verdict, the certification Level and LevelNote, the
+//     Coverage (what the history exercised) and Source. Result.Failed,
+//     Result.Find.
+//   - CheckResult: one check's ID, Name, Level, Verdict, Exercised,
+//     Violations and Note. (Named CheckResult, not Check: the entry point
+//     is func Check, and Go gives a type and a func one namespace.)
+//   - Violation: the invariant, tenant, key, order, an explanation, and the
+//     op, charge and fault ids that prove it.
+//   - Verdict: PASS, INFORMATIONAL, NON-STRICT, UNKNOWN, FAILED, ordered by
+//     Verdict.Rank in that order; Verdict.Acceptable is true for the first
+//     three.
+//
+// # Partitions and attribution
+//
+// Ops are partitioned, porcupine style, by (tenant, key) and by order.
+// The key is the one a server reads from the header: the quoted sf-string
+// form "k" is the key k; a missing, empty, over-long (>255) or non-visible
+// ASCII key is invalid, and such requests belong to no key partition. Body
+// equality is RFC 8785 canonical equality (github.com/gowebpki/jcs).
+//
+// A (tenant, key) partition is cut into epochs: an epoch runs from its first
+// request for max(TTL, retry window), the span in which the target promised
+// to remember the key; a request sent after that opens a new epoch (the
+// server may have forgotten). A zero TTL means no expiry was declared: one
+// epoch, forever. Each epoch has a reference body, the first body sent; when
+// requests with different bodies raced the first one, the body the server
+// accepted (2xx, else a non-422 failure) is taken as the one it saw first.
+// Requests carrying the reference body (canonically) are the epoch's
+// "equal" requests; the others are "mutated".
+//
+// Ledger charges link to requests through the order (metadata order_id); the
+// gateway's idempotency key is the server's own and is not used. The request
+// that triggered a charge is one of the order's requests in flight when the
+// charge was made ([Invoke, Complete] contains At), preferring one whose own
+// non-replayed answer named the charge, then the earliest sent. If none was
+// in flight (a server finishing after the client gave up, a sweeper) it is
+// the latest request of the order sent before the charge, and M1's note
+// says so; if none was sent before, the charge has no trigger. Charges for
+// orders no request of the history carried belong to another example
+// sharing the environment: counted in M1's note, never judged.
+//
+// # Checks (FAILED unless said otherwise)
+//
+//   - M1 no double charge: per order, at most one succeeded charge per epoch
+//     of a (tenant, key). A second charge triggered in a later epoch (sent
+//     after first request + max(TTL, retry window)) or under another
+//     (tenant, key) is outside every promise: listed in the note, not
+//     failed. A charge triggered by a request without a valid key, or by no
+//     request, is never excused when the order has another charge. The
+//     violation names both charges, both triggers and every request that
+//     was answered with either charge.
+//   - M2 no phantom success: every 2xx names a charge id the ledger holds as
+//     succeeded, and the response's amount, currency, order (and status, if
+//     present) are the ledger's; for an equal (or keyless) request, what it
+//     asked for must also be what was charged.
+//   - M3 no false failure: within an epoch, once an equal request got a
+//     definitive failure (any 4xx but 409), no request of the epoch may have
+//     triggered a succeeded charge; and no request that got a definitive
+//     failure (a mutated 422, a keyless 400) may itself have triggered one.
+//     A decline is a "failed" ledger charge and moves no money.
+//   - M4 consistent replay: within an epoch, all definitive answers to equal
+//     requests are one answer: one charge id, or one failure status.
+//   - M5 tenant isolation: a 2xx never names a charge whose order (in the
+//     ledger or in the response) only other tenants sent, and no charge id
+//     is returned to two tenants. Exercised only when two tenants used the
+//     same key string.
+//   - M6 convergence: for each epoch where an equal request got an
+//     indeterminate answer, the answer that completed last must be
+//     definitive and agree with the ledger (a 2xx names a succeeded charge; a
+//     failure means the epoch moved no money). A last answer still
+//     indeterminate is FAILED if it was a retry after an indeterminate
+//     answer, sent after every disruptive fault injected before it had
+//     healed and the recovery window had passed ("quiet"); otherwise
+//     UNKNOWN: a fault never healed, the retry came too early, or nothing
+//     was retried. A fault whose name ends in "decline" is a scripted
+//     business answer, not a disturbance, and is ignored here and in R3.
+//   - P1 different payload refused: a mutated request never gets a 2xx,
+//     never a replay of the stored failure (the same 402), and never
+//     triggers a ledger charge of any status.
+//   - P2 equal payload recognised: an equal request never gets 422, nor any
+//     failure that differs from the epoch's first definitive answer.
+//     Exercised only by equal bodies that differ byte for byte.
+//   - R1 (NON-STRICT): a request without a valid key gets 400 (a 2xx or
+//     another 4xx is NON-STRICT); a valid key, including the quoted form,
+//     refused with 400 is NON-STRICT too.
+//   - R2 (NON-STRICT): a mutated request refused with a status other than
+//     422 (P1 judges 2xx and replays).
+//   - R3 (NON-STRICT): a duplicate is a request sent while another request
+//     of its epoch was in flight. NON-STRICT: any 409 without Retry-After; a
+//     409 to a duplicate held less than max_wait × 0.5 while the owner was
+//     still in flight (the client clock and the server's wait clock differ
+//     by latency and scheduling; half separates a waited 409 from an
+//     immediate one with margin); a 5xx to a quiet duplicate. A 409 after
+//     the owner finished (a crashed owner's lock) is fine.
+//   - R4 (INFORMATIONAL): among 2xx answers naming one charge in an epoch,
+//     at most one (the original) lacks Idempotent-Replayed: true.
+//   - E1 no early expiry: a double charge inside one epoch whose second
+//     trigger was sent within TTL of the epoch's first request and after
+//     the first charge was made (the server had the result and forgot it).
+//     A duplicate that raced the first charge is M1's concurrency failure,
+//     not expiry. Exercised by definitive retries sent in [TTL/2, TTL].
+//   - E2 retry window covered: when retry window > TTL, a double charge
+//     triggered in (TTL, retry window] is FAILED. With retries past the TTL
+//     but none in that window: UNKNOWN. With no retry past the TTL at all,
+//     not exercised. A retry window within the TTL is covered by E1.
+//
+// # Not exercised, UNKNOWN, incomplete
+//
+// A check whose question the history never asked (one tenant for M5, no
+// mutated body for P1) ends PASS with Exercised false; its note says "not
+// exercised" and it earns no level. UNKNOWN is reserved for a question the
+// history raised but did not answer, and is never success. An interrupted
+// history (History.Complete false) or one without ops is at least UNKNOWN
+// overall and certifies L0; proven violations in it still FAIL.
+//
+// # Levels
+//
+// Level is the highest rung of this ladder such that, on it and every rung
+// below, each listed check is exercised and PASS, NON-STRICT or
+// INFORMATIONAL, and the history holds the traffic the rung needs:
+//
+//	L1 retry-safe        M1 M2 M4 M5   a sequential retry (sent after a definitive answer)
+//	L2 concurrency-safe  M1            a concurrent duplicate
+//	L3 payload-safe      P1 P2
+//	L4 crash-safe        M3 M6         a disruptive fault
+//	L5 expiry-safe       E1 E2
+//
+// M5 sits on L1 because tenant isolation is required at every level.
+// Protocol checks (R1..R4) grade but never block a level. No single family
+// reaches L5; Merge the families of one target to certify it.
+package checker

@@ -1,0 +1,236 @@
+package checker_test
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// ident is what a golden test pins of a violation: which invariant, whose
+// key and order, and exactly which ops and charges prove it.
+type ident struct {
+	Invariant, Tenant, Key, Order string
+	Ops                           []int
+	Charges                       []string
+}
+
+// golden is the expected judgement of one file in testdata/: the overall
+// verdict and level, every check that is not PASS, and every violation in
+// report order.
+type golden struct {
+	verdict    checker.Verdict
+	level      string
+	checks     map[string]checker.Verdict
+	violations []ident
+}
+
+const (
+	a = "tenant_a"
+	b = "tenant_b"
+)
+
+var goldens = map[string]golden{
+	"clean_sequential.json":      {verdict: checker.Pass, level: "L1"},
+	"clean_concurrent.json":      {verdict: checker.Pass, level: "L2"},
+	"clean_crash_recovered.json": {verdict: checker.Pass, level: "L4"},
+	"clean_expiry.json":          {verdict: checker.Pass, level: "L0"}, // one tenant: M5 not exercised
+	"m1_double_charge.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "R1": checker.NonStrict},
+		violations: []ident{
+			{"M1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+			{"M1", "", "", "ord_2", []int{2, 3}, []string{"ch_3", "ch_4"}},
+			{"M4", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+			{"R1", a, "", "ord_2", []int{2}, nil},
+			{"R1", a, "", "ord_2", []int{3}, nil},
+		},
+	},
+	"m2_phantom.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M2": checker.Failed},
+		violations: []ident{
+			{"M2", a, "k1", "ord_1", []int{0}, nil},
+			{"M2", a, "k2", "ord_2", []int{1}, []string{"ch_2"}},
+		},
+	},
+	"m3_false_failure.json": {
+		verdict: checker.Failed, level: "L0",
+		checks:     map[string]checker.Verdict{"M3": checker.Failed},
+		violations: []ident{{"M3", a, "k1", "ord_1", []int{0}, []string{"ch_1"}}},
+	},
+	"m4_inconsistent_replay.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M3": checker.Failed, "M4": checker.Failed},
+		violations: []ident{
+			{"M3", a, "k1", "ord_1", []int{0, 1}, []string{"ch_2"}},
+			{"M4", a, "k1", "ord_1", []int{0, 1}, []string{"ch_2"}},
+		},
+	},
+	"m5_tenant_leak.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M2": checker.Failed, "M5": checker.Failed},
+		violations: []ident{
+			{"M2", b, "k1", "ord_b", []int{1}, []string{"ch_1"}},
+			{"M5", b, "k1", "ord_b", []int{1}, []string{"ch_1"}},
+		},
+	},
+	"m6_stuck.json": {
+		verdict: checker.Failed, level: "L0",
+		checks:     map[string]checker.Verdict{"M6": checker.Failed},
+		violations: []ident{{"M6", a, "k1", "ord_1", []int{0, 1, 2}, nil}},
+	},
+	"m6_unknown_unhealed.json": {
+		verdict: checker.Unknown, level: "L0",
+		checks: map[string]checker.Verdict{"M6": checker.Unknown},
+	},
+	"m6_unknown_not_retried.json": {
+		verdict: checker.Unknown, level: "L0",
+		checks: map[string]checker.Verdict{"M6": checker.Unknown},
+	},
+	"p1_payload_accepted.json": {
+		verdict: checker.Failed, level: "L0",
+		checks:     map[string]checker.Verdict{"P1": checker.Failed},
+		violations: []ident{{"P1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1"}}},
+	},
+	"p2_equal_refused.json": {
+		verdict: checker.Failed, level: "L0",
+		checks:     map[string]checker.Verdict{"P2": checker.Failed},
+		violations: []ident{{"P2", a, "k1", "ord_1", []int{0, 1}, nil}},
+	},
+	"r1_missing_key.json": {
+		verdict: checker.NonStrict, level: "L0",
+		checks: map[string]checker.Verdict{"R1": checker.NonStrict},
+		violations: []ident{
+			{"R1", a, "", "ord_1", []int{0}, nil},
+			{"R1", a, "", "ord_2", []int{1}, nil},
+			{"R1", a, "k4", "ord_4", []int{3}, nil},
+		},
+	},
+	"r2_wrong_status.json": {
+		verdict: checker.NonStrict, level: "L0",
+		checks:     map[string]checker.Verdict{"R2": checker.NonStrict},
+		violations: []ident{{"R2", a, "k1", "ord_1", []int{1}, nil}},
+	},
+	"r3_immediate_409.json": {
+		verdict: checker.NonStrict, level: "L0",
+		checks: map[string]checker.Verdict{"R3": checker.NonStrict},
+		violations: []ident{
+			{"R3", a, "k1", "ord_1", []int{1}, nil},
+			{"R3", a, "k1", "ord_1", []int{2}, nil},
+			{"R3", a, "k1", "ord_1", []int{3}, nil},
+		},
+	},
+	"r4_no_replay_marker.json": {
+		verdict: checker.Informational, level: "L0",
+		checks:     map[string]checker.Verdict{"R4": checker.Informational},
+		violations: []ident{{"R4", a, "k1", "ord_1", []int{1, 2}, []string{"ch_1"}}},
+	},
+	"e1_early_expiry.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "E1": checker.Failed},
+		violations: []ident{
+			{"M1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+			{"M4", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+			{"E1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+		},
+	},
+	"e2_retry_window.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "E2": checker.Failed},
+		violations: []ident{
+			{"M1", a, "k1", "ord_1", []int{0, 1, 2}, []string{"ch_1", "ch_2"}},
+			{"M4", a, "k1", "ord_1", []int{0, 2}, []string{"ch_1", "ch_2"}},
+			{"E2", a, "k1", "ord_1", []int{0, 2}, []string{"ch_1", "ch_2"}},
+		},
+	},
+	"e2_unknown_no_late_retry.json": {
+		verdict: checker.Unknown, level: "L0",
+		checks: map[string]checker.Verdict{"E2": checker.Unknown},
+	},
+}
+
+// TestGolden_Histories re-checks every hand-written history in testdata/
+// and pins each check's verdict and each violation's identity.
+func TestGolden_Histories(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(goldens) {
+		t.Errorf("testdata holds %d histories, the table %d: keep them in step", len(files), len(goldens))
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			want, ok := goldens[name]
+			if !ok {
+				t.Fatalf("no expectation for %s", name)
+			}
+			r := checker.Check(load(t, f))
+			assertGolden(t, r, want)
+		})
+	}
+}
+
+func load(t testing.TB, path string) *history.History {
+	t.Helper()
+	h, err := history.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func assertGolden(t *testing.T, r checker.Result, want golden) {
+	t.Helper()
+	if r.Verdict != want.verdict || r.Level != want.level {
+		t.Errorf("verdict %s level %s (%s), want %s %s", r.Verdict, r.Level, r.LevelNote, want.verdict, want.level)
+	}
+	var got []ident
+	for _, c := range r.Checks {
+		wantV, ok := want.checks[c.ID]
+		if !ok {
+			wantV = checker.Pass
+		}
+		if c.Verdict != wantV {
+			t.Errorf("%s: %s, want %s (%s)", c.ID, c.Verdict, wantV, c.Note)
+		}
+		for _, v := range c.Violations {
+			got = append(got, ident{v.Invariant, v.Tenant, v.Key, v.Order, v.Ops, v.Charges})
+		}
+	}
+	if !reflect.DeepEqual(got, want.violations) {
+		t.Errorf("violations:\n got %+v\nwant %+v", got, want.violations)
+	}
+}
+
+// TestGolden_MergeCertifies shows why certification merges families: no
+// single clean history reaches L5, together they do.
+func TestGolden_MergeCertifies(t *testing.T) {
+	var rs []checker.Result
+	for _, f := range []string{"clean_sequential", "clean_concurrent", "clean_crash_recovered", "clean_expiry"} {
+		rs = append(rs, checker.Check(load(t, "testdata/"+f+".json")))
+	}
+	m := checker.Merge(rs...)
+	if m.Verdict != checker.Pass || m.Level != "L5" {
+		t.Fatalf("merged: %s %s (%s), want PASS L5", m.Verdict, m.Level, m.LevelNote)
+	}
+	if m.Coverage.Histories != 4 {
+		t.Errorf("merged coverage counts %d histories", m.Coverage.Histories)
+	}
+}
+
+// TestGolden_MergeKeepsWorst: one failing family fails the certification.
+func TestGolden_MergeKeepsWorst(t *testing.T) {
+	m := checker.Merge(
+		checker.Check(load(t, "testdata/clean_crash_recovered.json")),
+		checker.Check(load(t, "testdata/m1_double_charge.json")),
+	)
+	c, _ := m.Find("M1")
+	if !m.Failed() || m.Level != "L0" || c.Verdict != checker.Failed || len(c.Violations) != 2 {
+		t.Fatalf("merged: %s %s, M1 %s with %d violations", m.Verdict, m.Level, c.Verdict, len(c.Violations))
+	}
+}

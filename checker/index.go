@@ -1,0 +1,387 @@
+package checker
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// opInfo is one op with what the checker derived about it.
+type opInfo struct {
+	*history.Op
+	key   string    // the key a server reads (quotes removed)
+	keyed bool      // the request carried a valid key
+	canon string    // RFC 8785 body
+	ep    *epoch    // nil for a request without a valid key
+	equal bool      // body canonically equal to ep's reference body
+	made  []*charge // ledger charges (any status) this request triggered
+}
+
+// definitive reports whether the client got an answer it acts on.
+func (o *opInfo) definitive() bool { return o.Outcome == history.OK || o.Outcome == history.Fail }
+
+// lineage is everything sent under one (tenant, key): the porcupine-style
+// partition that every per-key check works on.
+type lineage struct {
+	tenant, key string
+	ops         []*opInfo // by invocation
+	epochs      []*epoch
+}
+
+// epoch is the stretch of a lineage during which the target promised to
+// remember the key: from its first request to first + max(TTL, retry
+// window). A request sent after that may meet a server that forgot the key,
+// so it opens a new epoch with its own reference body. With no TTL declared
+// the promise never ends and a lineage has a single epoch.
+type epoch struct {
+	lin     *lineage
+	seq     int
+	start   time.Duration
+	ref     *opInfo   // the request whose body the server took as the key's body
+	ops     []*opInfo // by invocation
+	eq      []*opInfo // the ops carrying the reference body, by invocation
+	charges []*charge // succeeded charges this epoch's requests triggered
+}
+
+// equalOps returns the requests of e that carried the reference body (or
+// a canonically equal one): the retries of one payment.
+func (e *epoch) equalOps() []*opInfo { return e.eq }
+
+// charge is one ledger charge and the request that triggered it.
+type charge struct {
+	history.Charge // a copy: the checker never writes to the history
+	// trigger is the request during which the charge was made; nil when no
+	// request of its order had been sent yet.
+	trigger *opInfo
+	// inFlight is false when the charge was made after every request of its
+	// order had completed: a server finishing after the client gave up, or a
+	// sweeper. It is attributed to the latest earlier request and noted.
+	inFlight bool
+}
+
+// epoch returns the lineage epoch the charge belongs to, or nil when its
+// trigger carried no valid key (or there is no trigger).
+func (c *charge) epoch() *epoch {
+	if c.trigger == nil {
+		return nil
+	}
+	return c.trigger.ep
+}
+
+// order is the other partition: every request and charge for one order id.
+type order struct {
+	id      string
+	ops     []*opInfo // by invocation, across tenants and keys
+	charges []*charge // ledger time order
+}
+
+// succeeded returns the charges of o that moved money.
+func (o *order) succeeded() []*charge {
+	var out []*charge
+	for _, c := range o.charges {
+		if c.Succeeded() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// index is a history partitioned for judging. It is built once; every check
+// reads it and none changes it.
+type index struct {
+	h        *history.History
+	pol      history.Policy
+	promise  time.Duration // max(TTL, retry window); 0 means forever
+	ops      []*opInfo     // by invocation, then id
+	lineages []*lineage    // by tenant, then key
+	eps      []*epoch      // every epoch, in lineage order
+	keyless  []*opInfo     // requests without a valid key, by invocation
+	orders   []*order      // by id
+	byOrder  map[string]*order
+	charges  map[string]*charge
+	foreign  int             // ledger charges for orders no request carried
+	faults   []history.Fault // disruptive faults only
+	cov      Coverage
+}
+
+// build partitions h. It does no I/O and reads no clock.
+func build(h *history.History) *index {
+	ix := &index{h: h, pol: h.Policy, byOrder: map[string]*order{}, charges: map[string]*charge{}}
+	if h.Policy.TTL > 0 {
+		ix.promise = max(h.Policy.TTL, h.Policy.RetryWindow)
+	}
+	ix.indexOps(canonicalizer{})
+	ix.indexLineages()
+	for _, l := range ix.lineages {
+		ix.eps = append(ix.eps, l.epochs...)
+	}
+	ix.indexOrders()
+	ix.indexCharges()
+	ix.faults = disruptive(h.Faults)
+	ix.cov = ix.coverage()
+	return ix
+}
+
+func (ix *index) indexOps(canon canonicalizer) {
+	infos := make([]opInfo, len(ix.h.Ops))
+	ix.ops = make([]*opInfo, len(infos))
+	for i := range ix.h.Ops {
+		op := &ix.h.Ops[i]
+		key, ok := serverKey(op)
+		infos[i] = opInfo{Op: op, key: key, keyed: ok, canon: canon.of(op)}
+		ix.ops[i] = &infos[i]
+	}
+	slices.SortStableFunc(ix.ops, byInvoke)
+}
+
+func byInvoke(a, b *opInfo) int {
+	if c := cmp.Compare(a.Invoke, b.Invoke); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+func (ix *index) indexLineages() {
+	type tk struct{ tenant, key string }
+	byKey := map[tk]*lineage{}
+	for _, o := range ix.ops {
+		if !o.keyed {
+			ix.keyless = append(ix.keyless, o)
+			continue
+		}
+		k := tk{o.Tenant, o.key}
+		l := byKey[k]
+		if l == nil {
+			l = &lineage{tenant: o.Tenant, key: o.key}
+			byKey[k] = l
+			ix.lineages = append(ix.lineages, l)
+		}
+		l.ops = append(l.ops, o)
+	}
+	slices.SortFunc(ix.lineages, func(a, b *lineage) int {
+		return cmp.Or(strings.Compare(a.tenant, b.tenant), strings.Compare(a.key, b.key))
+	})
+	for _, l := range ix.lineages {
+		ix.splitEpochs(l)
+	}
+}
+
+// splitEpochs cuts l where a request was sent after the current epoch's
+// promise ran out (strictly after: a retry at exactly the promise is still
+// covered).
+func (ix *index) splitEpochs(l *lineage) {
+	var cur *epoch
+	for _, o := range l.ops {
+		if cur == nil || (ix.promise > 0 && o.Invoke-cur.start > ix.promise) {
+			cur = &epoch{lin: l, seq: len(l.epochs), start: o.Invoke}
+			l.epochs = append(l.epochs, cur)
+		}
+		cur.ops = append(cur.ops, o)
+		o.ep = cur
+	}
+	for _, e := range l.epochs {
+		e.ref = reference(e.ops)
+		for _, o := range e.ops {
+			o.equal = o.canon == e.ref.canon
+			if o.equal {
+				e.eq = append(e.eq, o)
+			}
+		}
+	}
+}
+
+// reference picks the request whose body the server took as the key's
+// body: the first one sent. When requests with different bodies were sent
+// before the first one completed, the server may have seen any of them
+// first; the body it accepted (a 2xx, else a definitive failure other than
+// 422) is taken as the one it saw first, so a race the workload started is
+// not held against the server.
+func reference(ops []*opInfo) *opInfo {
+	first := ops[0]
+	racing := ops[:1]
+	for _, o := range ops[1:] {
+		if o.Invoke > first.Complete {
+			break
+		}
+		racing = append(racing, o)
+	}
+	if !mixedBodies(racing) {
+		return first
+	}
+	for _, o := range racing {
+		if o.Outcome == history.OK {
+			return o
+		}
+	}
+	for _, o := range racing {
+		if o.Outcome == history.Fail && o.Status != 422 {
+			return o
+		}
+	}
+	return first
+}
+
+func mixedBodies(ops []*opInfo) bool {
+	for _, o := range ops[1:] {
+		if o.canon != ops[0].canon {
+			return true
+		}
+	}
+	return false
+}
+
+func (ix *index) indexOrders() {
+	for _, o := range ix.ops {
+		ord := ix.byOrder[o.Order]
+		if ord == nil {
+			ord = &order{id: o.Order}
+			ix.byOrder[o.Order] = ord
+			ix.orders = append(ix.orders, ord)
+		}
+		ord.ops = append(ord.ops, o)
+	}
+	slices.SortFunc(ix.orders, func(a, b *order) int { return strings.Compare(a.id, b.id) })
+}
+
+// indexCharges attaches every ledger charge to its order and its trigger.
+// Charges for orders that no request of this history carried belong to
+// another example sharing the environment; they are counted, not judged.
+func (ix *index) indexCharges() {
+	ledger := ix.dedupCharges()
+	slices.SortStableFunc(ledger, func(a, b *charge) int {
+		return cmp.Or(cmp.Compare(a.At, b.At), strings.Compare(a.ID, b.ID))
+	})
+	for _, c := range ledger {
+		ord := ix.byOrder[c.Order]
+		if ord == nil {
+			ix.foreign++
+			continue
+		}
+		ord.charges = append(ord.charges, c)
+		c.trigger, c.inFlight = attribute(ord, &c.Charge)
+		ix.link(c)
+	}
+}
+
+// dedupCharges returns one charge per ledger id. A ledger that records
+// events may list one charge more than once (created, then settled); a
+// double charge needs two ids, so records sharing an id are one charge,
+// made at the earliest time recorded, in the state of the last record.
+func (ix *index) dedupCharges() []*charge {
+	var ledger []*charge
+	for _, rec := range ix.h.Charges {
+		c := ix.charges[rec.ID]
+		if c == nil {
+			c = &charge{Charge: rec}
+			ix.charges[rec.ID] = c
+			ledger = append(ledger, c)
+			continue
+		}
+		at := min(c.At, rec.At)
+		c.Charge = rec
+		c.At = at
+	}
+	return ledger
+}
+
+func (ix *index) link(c *charge) {
+	if c.trigger == nil {
+		return
+	}
+	c.trigger.made = append(c.trigger.made, c)
+	if e := c.epoch(); e != nil && c.Succeeded() {
+		e.charges = append(e.charges, c)
+	}
+}
+
+// attribute finds the request that triggered charge c among the requests
+// of its order: one in flight when the charge was made, preferring the one
+// whose own (non-replayed) answer named the charge, then the earliest sent
+// (the owner of a key whose duplicates wait on it). With none in flight it
+// is the latest request sent before the charge; with none sent before, no
+// request triggered it.
+func attribute(ord *order, c *history.Charge) (*opInfo, bool) {
+	var best, latest *opInfo
+	bestScore := -1
+	for _, o := range ord.ops {
+		if o.Invoke > c.At {
+			break
+		}
+		latest = o
+		if o.Complete < c.At {
+			continue
+		}
+		if s := claim(o, c); s > bestScore {
+			best, bestScore = o, s
+		}
+	}
+	if best != nil {
+		return best, true
+	}
+	return latest, false
+}
+
+// claim scores how strongly o's own answer ties it to charge c.
+func claim(o *opInfo, c *history.Charge) int {
+	switch {
+	case o.ChargeID != c.ID:
+		return 0
+	case o.Replayed:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// disruptive drops faults that make nothing indeterminate: a scripted
+// gateway decline is a definitive business answer, not a disturbance.
+func disruptive(fs []history.Fault) []history.Fault {
+	var out []history.Fault
+	for _, f := range fs {
+		if !strings.HasSuffix(f.Name, "decline") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// quiet reports whether o was sent when every disruptive fault injected
+// before it completed had healed and the target's recovery window had
+// passed since: the only requests M6 and R3 hold to a definitive answer.
+func (ix *index) quiet(o *opInfo) bool {
+	for _, f := range ix.faults {
+		if f.Inject > o.Complete {
+			continue
+		}
+		if !f.Healed || f.Heal+ix.pol.RecoveryWindow > o.Invoke {
+			return false
+		}
+	}
+	return true
+}
+
+// faultsDuring returns the ids of disruptive faults active at some point in
+// [from, to].
+func (ix *index) faultsDuring(from, to time.Duration) []int {
+	var ids []int
+	for _, f := range ix.faults {
+		if f.Inject <= to && (!f.Healed || f.Heal >= from) {
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids
+}
+
+// unhealed returns the ids of disruptive faults injected by t that never healed.
+func (ix *index) unhealed(t time.Duration) []int {
+	var ids []int
+	for _, f := range ix.faults {
+		if f.Inject <= t && !f.Healed {
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids
+}

@@ -1,0 +1,112 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// p1 judges P1 different payload refused: a request whose body differs
+// canonically (RFC 8785) from its key epoch's reference body must never get
+// a 2xx, never a replay of the stored failure (the same 402 the key's body
+// got), and must never be processed: no ledger charge, succeeded or
+// declined, may have been triggered by it.
+func (ix *index) p1() CheckResult {
+	c := newCheck("P1")
+	n := 0
+	for _, e := range ix.eps {
+		first := firstAnswer(e)
+		for _, o := range e.ops {
+			if o.equal {
+				continue
+			}
+			n++
+			if why := accepted(o, first); why != "" {
+				v := onOp(o, "%s carried a body different from op %d's under the same key and %s", opName(o), e.ref.ID, why)
+				v.Ops = append(v.Ops, e.ref.ID)
+				v.Charges = chargeIDs(o.made...)
+				if o.Outcome == history.OK && !slices.Contains(v.Charges, o.ChargeID) {
+					v.Charges = append(v.Charges, o.ChargeID)
+				}
+				c.flag(Failed, v)
+			}
+		}
+	}
+	c.Exercised = c.Exercised || n > 0
+	c.Note = fmt.Sprintf("judged %d requests with a different body", n)
+	return c
+}
+
+// firstAnswer returns the first definitive answer (by completion) to a
+// request of e carrying the reference body, or nil.
+func firstAnswer(e *epoch) *opInfo {
+	if defs := definitives(e.equalOps()); len(defs) > 0 {
+		return defs[0]
+	}
+	return nil
+}
+
+// accepted returns how a different-body request o was accepted, or "".
+func accepted(o *opInfo, first *opInfo) string {
+	switch {
+	case o.Outcome == history.OK && first != nil && first.Outcome == history.OK && o.ChargeID == first.ChargeID:
+		return "got a replay of the first answer, " + answer(o)
+	case o.Outcome == history.OK:
+		return "got " + answer(o)
+	case replaysFailure(o, first):
+		return fmt.Sprintf("got a replay of the stored %d", o.Status)
+	case len(o.made) > 0:
+		return fmt.Sprintf("was processed: the ledger holds charge %s (%s) it triggered", o.made[0].ID, o.made[0].Status)
+	}
+	return ""
+}
+
+// replaysFailure reports whether o's failure repeats the key's stored
+// failure (other than 422, which is the right answer to a different body).
+func replaysFailure(o, first *opInfo) bool {
+	return o.Outcome == history.Fail && o.Status != 422 && first != nil &&
+		first.Outcome == history.Fail && first.Status == o.Status
+}
+
+// p2 judges P2 equal payload recognised: a request whose body is
+// canonically equal to its key epoch's reference body must never be refused
+// as different. It is FAILED on a 422, and on any other failure that is not
+// the key's stored answer (after the first definitive answer, only a
+// replay of that same answer is right). The first definitive answer itself
+// may be any failure but 422: a decline, say.
+func (ix *index) p2() CheckResult {
+	c := newCheck("P2")
+	n, bytewise := 0, 0
+	for _, e := range ix.eps {
+		defs := definitives(e.equalOps())
+		for i, o := range defs {
+			n++
+			if o.Body != e.ref.Body {
+				bytewise++
+			}
+			if why := refused(o, defs[:i]); why != "" {
+				v := onOp(o, "%s carried a body equal to op %d's and %s", opName(o), e.ref.ID, why)
+				v.Ops = append(v.Ops, e.ref.ID)
+				c.flag(Failed, v)
+			}
+		}
+	}
+	c.Exercised = c.Exercised || bytewise > 0
+	c.Note = fmt.Sprintf("judged %d answers to equal bodies, %d of them byte-different (exercised only by those)", n, bytewise)
+	return c
+}
+
+// refused returns why o's answer refuses an equal body, or "". earlier
+// holds the definitive answers that completed before o.
+func refused(o *opInfo, earlier []*opInfo) string {
+	switch {
+	case o.Outcome != history.Fail:
+		return ""
+	case o.Status == 422:
+		return "was refused with 422 as a different payload"
+	case len(earlier) > 0 && sameAnswer(earlier[0]) != sameAnswer(o):
+		return fmt.Sprintf("was refused with %d after op %d had got %s", o.Status, earlier[0].ID, answer(earlier[0]))
+	}
+	return ""
+}

@@ -1,0 +1,126 @@
+// Command gateway-sim runs the simulated payment gateway (package
+// gatewaysim) as a process: point a service's Stripe backend URL at it and
+// drive faults and read the ledger through /_sim/.
+//
+//	gateway-sim --addr 127.0.0.1:12111 [--ttl 24h] [--no-idempotency] [--seed N] [--verbose]
+//
+// It prints "gateway-sim listening on http://HOST:PORT" once it accepts
+// connections (with --addr HOST:0 the port is the one the kernel chose) and
+// shuts down cleanly on SIGINT or SIGTERM, releasing held responses and
+// ending event streams first.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+)
+
+// shutdownGrace bounds how long in-flight requests (latency faults) may
+// take to finish on shutdown.
+const shutdownGrace = 10 * time.Second
+
+// exitUsage is the exit code for bad flags (DESIGN.md §6).
+const exitUsage = 2
+
+// options are the command-line flags.
+type options struct {
+	addr          string
+	ttl           time.Duration
+	noIdempotency bool
+	seed          int64
+	verbose       bool
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(exitUsage)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "gateway-sim:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("gateway-sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:12111", "listen address (host:port; port 0 picks a free one)")
+	fs.DurationVar(&o.ttl, "ttl", gatewaysim.DefaultIdempotencyTTL, "idempotency key TTL")
+	fs.BoolVar(&o.noIdempotency, "no-idempotency", false, "ignore Idempotency-Key, like a gateway without idempotency support")
+	fs.Int64Var(&o.seed, "seed", 1, "seed for probability faults and charge ids")
+	fs.BoolVar(&o.verbose, "verbose", false, "log every decision to stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "gateway-sim: unexpected arguments %q\n", fs.Args())
+		return o, errUsage
+	}
+	return o, nil
+}
+
+// run serves the simulator until ctx ends, then shuts down.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	sim := gatewaysim.New(gatewaysim.Config{
+		IdempotencyTTL: o.ttl, NoIdempotency: o.noIdempotency, Seed: o.seed, Logger: logger(o.verbose, stderr),
+	})
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: sim.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "gateway-sim listening on http://%s\n", ln.Addr())
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	return shutdown(srv, sim)
+}
+
+// shutdown lets held responses go and ends event streams (handlers that
+// would otherwise never return), then drains the server.
+func shutdown(srv *http.Server, sim *gatewaysim.Sim) error {
+	sim.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+func logger(verbose bool, w io.Writer) *slog.Logger {
+	if !verbose {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

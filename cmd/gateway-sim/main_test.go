@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const waitBound = 10 * time.Second
+
+// TestMain lets a test re-run this test binary as the real command, so the
+// signal handling in main() itself is exercised without a go build.
+func TestMain(m *testing.M) {
+	if os.Getenv("GATEWAY_SIM_RUN_MAIN") == "1" {
+		os.Args = append([]string{"gateway-sim"}, strings.Fields(os.Getenv("GATEWAY_SIM_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// baseURL reads the "listening on" line and returns the URL in it.
+func baseURL(t *testing.T, r io.Reader) string {
+	t.Helper()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read banner: %v", err)
+	}
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "gateway-sim listening on ")
+	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("banner %q", line)
+	}
+	return url
+}
+
+func TestBinary_ServesAndStopsOnSIGTERM(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "GATEWAY_SIM_RUN_MAIN=1", "GATEWAY_SIM_ARGS=--addr 127.0.0.1:0 --seed 3 --ttl 1h")
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		url := baseURL(t, stdout)
+		resp, err := http.Post(url+"/v1/charges", "application/x-www-form-urlencoded", strings.NewReader("amount=100&currency=usd"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 401 {
+			t.Fatalf("unauthenticated charge: %d", resp.StatusCode)
+		}
+		_ = cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%v: exit %v", sig, err)
+			}
+		case <-time.After(waitBound):
+			_ = cmd.Process.Kill()
+			t.Fatalf("%v: still running", sig)
+		}
+	}
+}
+
+// Shutdown must not wait forever on handlers that never return by
+// themselves: an open event stream and a held response.
+func TestRun_ShutdownWithOpenStreamAndHold(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	finished := make(chan error, 1)
+	go func() { finished <- run(ctx, []string{"--addr", "127.0.0.1:0"}, pw, io.Discard) }()
+	url := baseURL(t, pr)
+
+	streamCtx, streamDone := context.WithTimeout(context.Background(), waitBound)
+	defer streamDone()
+	req, _ := http.NewRequestWithContext(streamCtx, http.MethodGet, url+"/_sim/events", nil)
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	mustPost(t, url+"/_sim/faults", `{"kind":"charge_then_hang"}`, 201)
+	held := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, url+"/v1/charges", strings.NewReader("amount=100&currency=usd"))
+		req.Header.Set("Authorization", "Bearer sk_test_x")
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			held <- 0
+			return
+		}
+		resp.Body.Close()
+		held <- resp.StatusCode
+	}()
+	waitForHold(t, stream.Body)
+	cancel()
+	select {
+	case err := <-finished:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(waitBound):
+		t.Fatal("run did not return after cancel")
+	}
+	if code := <-held; code != 200 {
+		t.Fatalf("held charge answered %d on shutdown", code)
+	}
+}
+
+func mustPost(t *testing.T, url, body string, want int) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != want {
+		t.Fatalf("POST %s: %d, want %d", url, resp.StatusCode, want)
+	}
+}
+
+// waitForHold reads the SSE stream until a hold event; the stream's
+// context bounds the wait.
+func waitForHold(t *testing.T, r io.Reader) {
+	t.Helper()
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "data: ") && strings.Contains(sc.Text(), `"type":"hold"`) {
+			return
+		}
+	}
+	t.Fatalf("stream ended before a hold event: %v", sc.Err())
+}
+
+func TestRun_BadFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	for _, args := range [][]string{{"--ttl", "soon"}, {"--bogus"}, {"extra"}} {
+		err := run(context.Background(), args, io.Discard, &stderr)
+		if !errors.Is(err, errUsage) {
+			t.Fatalf("%v: err = %v", args, err)
+		}
+	}
+	if err := run(context.Background(), []string{"--addr", "256.0.0.1:1"}, io.Discard, &stderr); err == nil || errors.Is(err, errUsage) {
+		t.Fatalf("unusable address: %v", err)
+	}
+}

@@ -1,0 +1,261 @@
+// Command reference-server runs the reference idempotency server: the charge
+// protocol of DESIGN.md §2 on PostgreSQL, charging through a Stripe-like
+// gateway. Configuration comes from the environment (LISTEN_ADDR,
+// DATABASE_URL, GATEWAY_URL, GATEWAY_API_KEY, IDEMPOTENCY_TTL, …) and from
+// flags of the same meaning, flags winning. It prints
+// "reference-server listening on http://ADDR" once it serves, and shuts down
+// gracefully on SIGINT or SIGTERM, letting in-flight requests finish.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/idemcheck/idemcheck/reference"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "reference-server:", err)
+		if errors.Is(err, errUsage) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+// options is the parsed configuration.
+type options struct {
+	listen, databaseURL, gatewayURL, gatewayAPIKey, logLevel, logFormat string
+
+	ttl, tombstoneTTL, maxWait, lease, sweepInterval, recoveryAfter, gatewayTimeout, startTimeout time.Duration
+}
+
+// durationFlag is a time.Duration flag read with reference.ParseDuration
+// (so "30d" and bare seconds work as in the environment).
+type durationFlag struct{ d *time.Duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return ""
+	}
+	return f.d.String()
+}
+func (f durationFlag) Set(s string) error {
+	d, err := reference.ParseDuration(s)
+	if err == nil {
+		*f.d = d
+	}
+	return err
+}
+
+func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (options, error) {
+	env := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	o := options{}
+	durations := []struct {
+		p            *time.Duration
+		flag, envVar string
+		def          time.Duration
+		usage        string
+	}{
+		{&o.ttl, "ttl", "IDEMPOTENCY_TTL", reference.DefaultTTL, "full results are kept this long from the first request"},
+		{&o.tombstoneTTL, "tombstone-ttl", "IDEMPOTENCY_TOMBSTONE_TTL", reference.DefaultTombstoneTTL, "a key stays bound to its request and result this long (tombstone)"},
+		{&o.maxWait, "max-wait", "IDEMPOTENCY_MAX_WAIT", reference.DefaultMaxWait, "a duplicate waits this long for the owner before 409"},
+		{&o.lease, "lease", "IDEMPOTENCY_LEASE", reference.DefaultLease, "an owner's lease on a claim; must exceed the gateway timeout"},
+		{&o.sweepInterval, "sweep-interval", "SWEEP_INTERVAL", reference.DefaultSweepInterval, "sweeper period (negative disables)"},
+		{&o.recoveryAfter, "recovery-after", "RECOVERY_AFTER", reference.DefaultRecoveryAfter, "the sweeper recovers unresolved keys older than this"},
+		{&o.gatewayTimeout, "gateway-timeout", "GATEWAY_TIMEOUT", reference.DefaultGatewayTimeout, "timeout of one gateway call"},
+		{&o.startTimeout, "start-timeout", "START_TIMEOUT", 30 * time.Second, "how long to wait for the database at start-up"},
+	}
+	fs := flag.NewFlagSet("reference-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.listen, "listen", env("LISTEN_ADDR", "127.0.0.1:8080"), "listen address (env LISTEN_ADDR)")
+	fs.StringVar(&o.databaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL (env DATABASE_URL)")
+	fs.StringVar(&o.gatewayURL, "gateway-url", env("GATEWAY_URL", ""), "payment gateway base URL (env GATEWAY_URL)")
+	fs.StringVar(&o.gatewayAPIKey, "gateway-api-key", env("GATEWAY_API_KEY", ""), "the server's secret key at the gateway (env GATEWAY_API_KEY)")
+	fs.StringVar(&o.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
+	fs.StringVar(&o.logFormat, "log-format", env("LOG_FORMAT", "json"), "json or text (env LOG_FORMAT)")
+	var envErr error
+	for _, d := range durations {
+		*d.p = d.def
+		if v := getenv(d.envVar); v != "" {
+			if err := (durationFlag{d.p}).Set(v); err != nil && envErr == nil {
+				envErr = fmt.Errorf("%w: %s: %v", errUsage, d.envVar, err)
+			}
+		}
+		fs.Var(durationFlag{d.p}, d.flag, d.usage+" (env "+d.envVar+")")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if envErr != nil {
+		return o, envErr
+	}
+	var missing []string
+	for _, req := range [][2]string{{"DATABASE_URL", o.databaseURL}, {"GATEWAY_URL", o.gatewayURL}, {"GATEWAY_API_KEY", o.gatewayAPIKey}} {
+		if req[1] == "" {
+			missing = append(missing, req[0])
+		}
+	}
+	if len(missing) > 0 {
+		return o, fmt.Errorf("%w: missing %s (environment or flag)", errUsage, strings.Join(missing, ", "))
+	}
+	return o, nil
+}
+
+func newLogger(o options, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return nil, fmt.Errorf("%w: log level: %v", errUsage, err)
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	if o.logFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, hopts)), nil
+	}
+	return slog.New(slog.NewJSONHandler(w, hopts)), nil
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	o, err := parseOptions(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(o, stderr)
+	if err != nil {
+		return err
+	}
+	pool, err := openDatabase(ctx, o, log)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv, err := reference.New(reference.Config{
+		Pool:          pool,
+		Gateway:       reference.NewGateway(o.gatewayURL, o.gatewayAPIKey, o.gatewayTimeout),
+		TTL:           o.ttl,
+		TombstoneTTL:  o.tombstoneTTL,
+		MaxWait:       o.maxWait,
+		Lease:         o.lease,
+		SweepInterval: o.sweepInterval,
+		RecoveryAfter: o.recoveryAfter,
+		Logger:        log,
+		Registry:      reg,
+	})
+	if err != nil {
+		return err
+	}
+	if o.lease <= o.gatewayTimeout {
+		log.Warn("lease does not exceed the gateway timeout: a slow owner may be taken over (safe, but wasteful)",
+			"lease", o.lease, "gateway_timeout", o.gatewayTimeout)
+	}
+	return serve(ctx, o, srv, log, stdout)
+}
+
+// openDatabase connects (retrying while the database starts) and migrates.
+func openDatabase(ctx context.Context, o options, log *slog.Logger) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(o.databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: DATABASE_URL: %v", errUsage, err)
+	}
+	if !strings.Contains(o.databaseURL, "pool_max_conns") {
+		cfg.MaxConns = 32
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	deadline := time.Now().Add(o.startTimeout)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = reference.Migrate(pctx, pool)
+		cancel()
+		if err == nil {
+			return pool, nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			pool.Close()
+			return nil, fmt.Errorf("database: %w", err)
+		}
+		log.Warn("database not ready; retrying", "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// serve listens, announces readiness, and on ctx's end shuts down in order:
+// stop accepting and finish in-flight requests (their waiters still need the
+// listener), then stop the listener and sweeper.
+func serve(ctx context.Context, o options, srv *reference.Server, log *slog.Logger, stdout io.Writer) error {
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	runDone := make(chan struct{})
+	go func() { srv.Run(runCtx); close(runDone) }()
+	select {
+	case <-srv.Ready():
+	case <-time.After(5 * time.Second):
+		log.Warn("notification listener not ready; serving anyway (waiters fall back to timers)")
+	case <-ctx.Done():
+	}
+
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	fmt.Fprintf(stdout, "reference-server listening on http://%s\n", ln.Addr())
+	log.Info("listening", "addr", ln.Addr().String())
+
+	select {
+	case err = <-serveErr:
+	case <-ctx.Done():
+		log.Info("shutting down")
+		grace := o.gatewayTimeout + o.maxWait + 5*time.Second
+		sctx, cancel := context.WithTimeout(context.Background(), grace)
+		err = hs.Shutdown(sctx)
+		cancel()
+	}
+	stopRun()
+	<-runDone
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

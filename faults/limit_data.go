@@ -1,0 +1,41 @@
+package faults
+
+import (
+	"context"
+
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// LimitData closes a connection once Bytes bytes have passed in the
+// direction: a response cut off half way, which an HTTP client sees as an
+// unexpected EOF after the server may already have acted.
+type LimitData struct {
+	Link      harness.Link
+	Direction harness.Direction // Upstream, Downstream (default) or Both
+	Bytes     int64
+	Toxicity  float32
+
+	toxics toxics
+}
+
+// Name is "limit_data".
+func (f *LimitData) Name() string { return "limit_data" }
+
+// Target is the link.
+func (f *LimitData) Target() string { return string(f.Link) }
+
+// Params records the byte limit.
+func (f *LimitData) Params() map[string]string {
+	return toxicParams(f.Direction, f.Toxicity, "bytes", i64toa(f.Bytes))
+}
+
+// Inject adds a limit_data toxic.
+func (f *LimitData) Inject(_ context.Context, env Env) error {
+	if err := positive("bytes", f.Bytes); err != nil {
+		return err
+	}
+	return f.toxics.add(env, f.Link, f.Direction, f.Toxicity, "limit_data", map[string]any{"bytes": f.Bytes})
+}
+
+// Heal removes the toxic.
+func (f *LimitData) Heal(ctx context.Context, env Env) error { return f.toxics.remove(ctx, env) }

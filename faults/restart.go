@@ -1,0 +1,23 @@
+package faults
+
+import "context"
+
+// Restart stops a replica gracefully (SIGTERM, SIGKILL after the stop
+// timeout) and starts it again on the same address: a deploy. The whole
+// restart happens in Inject, which returns once the replica is ready;
+// Heal has nothing left to undo.
+type Restart struct {
+	Replica int
+}
+
+// Name is "restart".
+func (f *Restart) Name() string { return "restart" }
+
+// Target is "replicaN".
+func (f *Restart) Target() string { return replicaName(f.Replica) }
+
+// Inject restarts the replica and waits for it to be ready.
+func (f *Restart) Inject(ctx context.Context, env Env) error { return env.Restart(ctx, f.Replica) }
+
+// Heal does nothing: the restart is complete when Inject returns.
+func (f *Restart) Heal(context.Context, Env) error { return nil }

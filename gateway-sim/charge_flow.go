@@ -1,0 +1,237 @@
+package gatewaysim
+
+import (
+	"net/http"
+	"time"
+)
+
+// attempt is one POST /v1/charges on its way through the gateway.
+type attempt struct {
+	apiKey string
+	key    string // Idempotency-Key; "" when absent or ignored
+	req    *chargeRequest
+	nth    int64
+	entry  *idemEntry // the reservation under key, if any
+	plan   plan
+}
+
+func (a *attempt) scope() idemScope { return idemScope{apiKey: a.apiKey, key: a.key} }
+
+// createCharge is POST /v1/charges. A decision takes one critical section
+// when no latency is injected: lookup, reservation and commit happen
+// together, so concurrent duplicates either find nothing (and one of them
+// charges) or find the committed charge (and replay it); none can see the
+// key in flight. Only a latency fault opens a window in which the key is in
+// flight and a duplicate gets Stripe's 409.
+func (s *Sim) createCharge(w http.ResponseWriter, r *http.Request) {
+	a, resp := s.admit(w, r)
+	if resp == nil {
+		resp = s.decide(a)
+	}
+	if resp == nil {
+		s.pause(a)
+		resp = s.settle(a)
+	}
+	s.deliver(w, r, a, resp)
+}
+
+// admit counts the request, authenticates it and validates its parameters;
+// a non-nil response ends the request there (nothing stored, nothing
+// charged, as Stripe saves no result for requests that fail validation).
+func (s *Sim) admit(w http.ResponseWriter, r *http.Request) (*attempt, *response) {
+	a := &attempt{nth: s.countRequest()}
+	var err error
+	if a.apiKey, err = apiKeyOf(r); err != nil {
+		return a, errorResponse(asAPIError(err))
+	}
+	if a.key, err = s.idempotencyKeyOf(r); err != nil {
+		return a, errorResponse(asAPIError(err))
+	}
+	params, err := readParams(w, r)
+	if err == nil {
+		a.req, err = parseChargeRequest(params)
+	}
+	if err != nil {
+		return a, errorResponse(asAPIError(err))
+	}
+	return a, nil
+}
+
+func (s *Sim) countRequest() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	return s.requests
+}
+
+// decide consults the idempotency store and the faults. It returns the
+// response when the request is settled at once (replay, conflict, mismatch,
+// or a decision without latency) and nil when the request must first wait
+// out a latency fault with its key in flight.
+func (s *Sim) decide(a *attempt) *response {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if resp := s.lookupLocked(a); resp != nil {
+		return resp
+	}
+	a.plan = s.faults.plan(a.req.orderID(), a.nth, s.faultRand)
+	if a.key != "" {
+		a.entry = s.idem.reserve(a.scope(), a.req.fingerprint, s.cfg.Now())
+	}
+	if a.plan.wait() > 0 {
+		s.emitLatencyLocked(a)
+		return nil
+	}
+	return s.settleLocked(a)
+}
+
+// lookupLocked answers a request whose key the store already knows.
+func (s *Sim) lookupLocked(a *attempt) *response {
+	if a.key == "" {
+		return nil
+	}
+	outcome, e := s.idem.lookup(a.scope(), a.req.fingerprint, s.cfg.Now())
+	switch outcome {
+	case idemMismatch:
+		return errorResponse(keyReused(a.key))
+	case idemInFlight:
+		return errorResponse(keyInUse(a.key))
+	case idemReplay:
+		s.emit(Event{Type: EventReplay, ChargeID: e.resp.chargeID, OrderID: a.req.orderID(), APIKey: a.apiKey,
+			IdempotencyKey: a.key, Amount: a.req.amount, Currency: a.req.currency})
+		return &response{status: e.resp.status, body: e.resp.body, chargeID: e.resp.chargeID, replayed: true}
+	}
+	return nil
+}
+
+func (s *Sim) emitLatencyLocked(a *attempt) {
+	if d := a.plan.delay; d != nil {
+		s.emit(a.event(EventFault, d))
+	}
+}
+
+// pause waits out injected latency. The gateway keeps working when the
+// caller gives up: a charge whose caller timed out is still made, which is
+// precisely the case idempotency keys exist for.
+func (s *Sim) pause(a *attempt) {
+	t := time.NewTimer(a.plan.wait())
+	defer t.Stop()
+	<-t.C
+}
+
+func (s *Sim) settle(a *attempt) *response {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settleLocked(a)
+}
+
+// settleLocked makes the gateway's decision: an outage before charging, or
+// a committed charge or decline.
+func (s *Sim) settleLocked(a *attempt) *response {
+	if a.plan.kind() == FailBeforeCharge {
+		if a.entry != nil {
+			s.idem.abort(a.scope(), a.entry)
+		}
+		s.emit(a.event(EventFault, a.plan.outcome))
+		return errorResponse(gatewayFailed())
+	}
+	return s.commitLocked(a)
+}
+
+// commitLocked writes the ledger entry, stores the response under the key
+// and emits the events, all before any post-commit fault touches the
+// response: from here on the money has moved.
+func (s *Sim) commitLocked(a *attempt) *response {
+	c := s.newChargeLocked(a)
+	s.ledger.append(c)
+	resp := chargeResponse(c)
+	if a.entry != nil {
+		s.idem.complete(a.entry, resp)
+	}
+	s.emitCommitLocked(a, c)
+	if a.plan.kind() == ChargeThenHang {
+		resp = &response{status: resp.status, body: resp.body, chargeID: resp.chargeID, hold: s.holdLocked(a.plan.outcome, c)}
+	}
+	s.log.Debug("charge", "id", c.ID, "status", c.Status, "order_id", c.OrderID, "amount", c.Amount, "key", a.key)
+	return resp
+}
+
+func (s *Sim) newChargeLocked(a *attempt) Charge {
+	c := Charge{
+		ID: randomID(s.idRand, "ch_", 24), APIKey: a.apiKey, IdempotencyKey: a.key, OrderID: a.req.orderID(),
+		Amount: a.req.amount, Currency: a.req.currency, Status: StatusSucceeded, Created: s.cfg.Now(),
+		Description: a.req.description, Customer: a.req.customer, Source: a.req.source, Metadata: a.req.metadata,
+	}
+	d := a.req.decline
+	if a.plan.kind() == Decline {
+		d = genericDecline
+	}
+	if d != nil {
+		c.Status, c.FailureCode, c.FailureMessage, c.DeclineCode = StatusFailed, d.code, d.message, d.declineCode
+	}
+	return c
+}
+
+// emitCommitLocked emits, in order: the decline fault (the cause), the
+// charge or decline (the money), a post-commit fault (the lost answer).
+func (s *Sim) emitCommitLocked(a *attempt, c Charge) {
+	if a.plan.kind() == Decline {
+		s.emit(a.chargeEvent(EventFault, c, a.plan.outcome))
+	}
+	typ := EventCharge
+	if !c.Succeeded() {
+		typ = EventDecline
+	}
+	s.emit(a.chargeEvent(typ, c, nil))
+	if a.plan.kind().postCommit() {
+		s.emit(a.chargeEvent(EventFault, c, a.plan.outcome))
+	}
+}
+
+// deliver sends the response, or fails to, as the post-commit fault says.
+func (s *Sim) deliver(w http.ResponseWriter, r *http.Request, a *attempt, resp *response) {
+	switch {
+	case a.plan.kind() == ChargeThenFail:
+		resp = errorResponse(gatewayFailed())
+	case a.plan.kind() == ChargeThenDrop:
+		dropConnection(w)
+		return
+	case resp.hold != nil:
+		if !awaitRelease(r.Context(), resp.hold) {
+			s.log.Info("held caller went away", "hold_id", resp.hold.ID)
+			return
+		}
+	}
+	s.write(w, a, resp)
+}
+
+// dropConnection closes the connection without a response, as a gateway
+// that crashed after committing would.
+func dropConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler) // the server closes the stream
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+func (a *attempt) event(typ string, f *firing) Event {
+	ev := Event{Type: typ, APIKey: a.apiKey, IdempotencyKey: a.key}
+	if a.req != nil {
+		ev.OrderID, ev.Amount, ev.Currency = a.req.orderID(), a.req.amount, a.req.currency
+	}
+	if f != nil {
+		ev.Fault, ev.FaultID = f.kind, f.id
+	}
+	return ev
+}
+
+func (a *attempt) chargeEvent(typ string, c Charge, f *firing) Event {
+	ev := a.event(typ, f)
+	ev.ChargeID = c.ID
+	return ev
+}

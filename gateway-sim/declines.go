@@ -1,0 +1,43 @@
+package gatewaysim
+
+import "strings"
+
+// declineReason is why a card was declined, in Stripe's vocabulary.
+type declineReason struct {
+	code        string // error.code and the charge's failure_code
+	declineCode string // error.decline_code
+	message     string
+}
+
+var (
+	genericDecline    = &declineReason{"card_declined", "generic_decline", "Your card was declined."}
+	insufficientFunds = &declineReason{"card_declined", "insufficient_funds", "Your card has insufficient funds."}
+	expiredCard       = &declineReason{"expired_card", "expired_card", "Your card has expired."}
+	incorrectCVC      = &declineReason{"incorrect_cvc", "incorrect_cvc", "Your card's security code is incorrect."}
+)
+
+// declineTokens are Stripe's test-mode tokens that decline, so a service's
+// own tests of its decline path work against the simulator unchanged. Any
+// other source succeeds.
+var declineTokens = map[string]*declineReason{
+	"tok_chargeDeclined":                  genericDecline,
+	"tok_chargeDeclinedInsufficientFunds": insufficientFunds,
+	"tok_chargeDeclinedExpiredCard":       expiredCard,
+	"tok_chargeDeclinedIncorrectCvc":      incorrectCVC,
+}
+
+// declineCards are the raw test card numbers behind those tokens.
+var declineCards = map[string]*declineReason{
+	"4000000000000002": genericDecline,
+	"4000000000009995": insufficientFunds,
+	"4000000000000069": expiredCard,
+	"4000000000000127": incorrectCVC,
+}
+
+// apiError is the 402 a decline is answered with; it names the failed charge,
+// as Stripe's does, so a caller can look it up.
+func (d *declineReason) apiError(chargeID string) *apiError {
+	return &apiError{kind: errDeclined, Type: typeCard, Code: d.code, DeclineCode: d.declineCode,
+		Message: d.message, Charge: chargeID,
+		DocURL: "https://stripe.com/docs/error-codes/" + strings.ReplaceAll(d.code, "_", "-")}
+}

@@ -1,0 +1,88 @@
+package gatewaysim
+
+import (
+	"maps"
+	"time"
+)
+
+// Charge statuses as they appear in the ledger and in Stripe charge objects.
+// A decline is a ledger entry too: the gateway made a definitive decision
+// under the key, and the checker needs to see it to judge M3 and M4.
+const (
+	StatusSucceeded = "succeeded"
+	StatusFailed    = "failed"
+)
+
+// Charge is one ledger entry: a decision of the gateway about money. The
+// ledger is the oracle, so an entry is written at the instant the charge
+// commits, before any fault withholds or loses the response. The JSON form is
+// what GET /_sim/ledger serves, so a remote harness can decode straight into
+// this type.
+type Charge struct {
+	ID             string    `json:"id"`
+	APIKey         string    `json:"api_key"`
+	IdempotencyKey string    `json:"idempotency_key"` // "" when the request carried none
+	OrderID        string    `json:"order_id"`        // metadata[order_id]
+	Amount         int64     `json:"amount"`
+	Currency       string    `json:"currency"` // lower case, as Stripe normalises it
+	Status         string    `json:"status"`   // StatusSucceeded or StatusFailed
+	Created        time.Time `json:"created"`
+
+	Description    string            `json:"description,omitempty"`
+	Customer       string            `json:"customer,omitempty"`
+	Source         string            `json:"source,omitempty"`
+	Metadata       map[string]string `json:"metadata,omitempty"`
+	FailureCode    string            `json:"failure_code,omitempty"` // e.g. card_declined
+	FailureMessage string            `json:"failure_message,omitempty"`
+	DeclineCode    string            `json:"decline_code,omitempty"` // e.g. insufficient_funds
+}
+
+// Succeeded reports whether the charge moved money.
+func (c Charge) Succeeded() bool { return c.Status == StatusSucceeded }
+
+// clone copies the charge deeply enough that callers may mutate it.
+func (c Charge) clone() Charge {
+	c.Metadata = maps.Clone(c.Metadata)
+	return c
+}
+
+// ledger is the append-only list of charges since the last reset, indexed
+// by id for GET /v1/charges/{id}. Guarded by Sim.mu.
+type ledger struct {
+	charges []Charge
+	byID    map[string]int
+}
+
+func newLedger() ledger {
+	return ledger{byID: make(map[string]int)}
+}
+
+func (l *ledger) append(c Charge) {
+	l.byID[c.ID] = len(l.charges)
+	l.charges = append(l.charges, c)
+}
+
+func (l *ledger) get(id string) (Charge, bool) {
+	i, ok := l.byID[id]
+	if !ok {
+		return Charge{}, false
+	}
+	return l.charges[i], true
+}
+
+func (l *ledger) snapshot() []Charge {
+	out := make([]Charge, len(l.charges))
+	for i, c := range l.charges {
+		out[i] = c.clone()
+	}
+	return out
+}
+
+// Ledger returns every charge since the last Reset, in commit order. The
+// slice is a copy: the harness can keep it as evidence while the simulator
+// carries on.
+func (s *Sim) Ledger() []Charge {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ledger.snapshot()
+}

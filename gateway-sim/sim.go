@@ -1,0 +1,122 @@
+package gatewaysim
+
+import (
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultIdempotencyTTL is Stripe's: keys can be pruned once 24 hours old.
+const DefaultIdempotencyTTL = 24 * time.Hour
+
+// Config configures a Sim. The zero value is a Stripe-like gateway with
+// 24-hour idempotency keys, the real clock and no logging.
+type Config struct {
+	// IdempotencyTTL is how long a key is remembered, from its first
+	// request. Short TTLs let a harness test late retries; default 24h.
+	IdempotencyTTL time.Duration
+	// NoIdempotency makes the gateway ignore Idempotency-Key, like gateways
+	// without idempotency support: every request is processed afresh.
+	NoIdempotency bool
+	// Seed drives every random choice (probability-matched faults, charge
+	// ids), so a run is a function of its seed. Reusing a seed across
+	// simulator processes reuses charge ids.
+	Seed int64
+	// Now is the clock for TTLs, ledger times and events; default time.Now.
+	// Latency faults sleep in real time regardless.
+	Now func() time.Time
+	// Logger receives the simulator's decisions; nil discards them.
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.IdempotencyTTL <= 0 {
+		c.IdempotencyTTL = DefaultIdempotencyTTL
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Sim is a simulated payment gateway. All of its state sits behind one
+// mutex: decisions about money are serialised, which is what makes the
+// ledger an oracle (there is exactly one order in which charges happened).
+type Sim struct {
+	cfg     Config
+	log     *slog.Logger
+	mux     *http.ServeMux
+	events  *eventLog
+	reqSeq  atomic.Int64 // Request-Id counter
+	closeMu sync.Once
+
+	mu        sync.Mutex
+	ledger    ledger
+	idem      *idemStore
+	faults    faultTable
+	holds     holdTable
+	requests  int64 // POST /v1/charges since reset, for Match.Nth
+	faultSeq  int64
+	holdSeq   int64
+	idRand    *rand.Rand
+	faultRand *rand.Rand
+}
+
+// New returns a simulator with an empty ledger and no faults.
+func New(cfg Config) *Sim {
+	cfg = cfg.withDefaults()
+	s := &Sim{
+		cfg:       cfg,
+		log:       cfg.Logger,
+		events:    newEventLog(),
+		ledger:    newLedger(),
+		idem:      newIdemStore(cfg.IdempotencyTTL),
+		holds:     holdTable{},
+		idRand:    newRand(cfg.Seed, streamIDs),
+		faultRand: newRand(cfg.Seed, streamFaults),
+	}
+	s.mux = s.routes()
+	return s
+}
+
+// Handler serves the Stripe subset (/v1/charges...) and the control API
+// (/_sim/...). Mount it on any server; httptest.NewServer(sim.Handler()) is
+// the in-process setup.
+func (s *Sim) Handler() http.Handler { return s.mux }
+
+// Reset returns the simulator to its just-created state: empty ledger and
+// idempotency store, no faults, request count zero, fault draws restarted
+// from the seed. Held responses are released first. Charge ids and event
+// sequence numbers are not reused, so nothing from before the reset can be
+// mistaken for something after it. Requests in flight across a Reset finish
+// against the new ledger.
+func (s *Sim) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.releaseAllLocked()
+	s.ledger = newLedger()
+	s.idem = newIdemStore(s.cfg.IdempotencyTTL)
+	s.faults.clear()
+	s.requests = 0
+	s.faultRand = newRand(s.cfg.Seed, streamFaults)
+	s.events.forget()
+	s.emit(Event{Type: EventReset})
+	s.log.Info("reset")
+}
+
+// Close releases every hold and ends every event subscription (closing the
+// channels and SSE streams), so an http.Server serving the simulator can
+// shut down. The Stripe API keeps working after Close; only event delivery
+// stops.
+func (s *Sim) Close() {
+	s.closeMu.Do(func() {
+		s.ReleaseAll()
+		s.events.close()
+	})
+}

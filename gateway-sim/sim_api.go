@@ -1,0 +1,148 @@
+package gatewaysim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+)
+
+// The control API lives under /_sim/, a prefix no Stripe path uses, so the
+// simulator can sit behind the same base URL a service uses for Stripe.
+func (s *Sim) simRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /_sim/health", s.simHealth)
+	mux.HandleFunc("GET /_sim/ledger", s.simLedger)
+	mux.HandleFunc("POST /_sim/reset", s.simReset)
+	mux.HandleFunc("GET /_sim/faults", s.simFaults)
+	mux.HandleFunc("POST /_sim/faults", s.simAddFault)
+	mux.HandleFunc("DELETE /_sim/faults", s.simClearFaults)
+	mux.HandleFunc("DELETE /_sim/faults/{id}", s.simRemoveFault)
+	mux.HandleFunc("POST /_sim/release", s.simRelease)
+	mux.HandleFunc("GET /_sim/holds", s.simHolds)
+	mux.HandleFunc("GET /_sim/events", s.simEvents)
+	mux.HandleFunc("/_sim/", s.simUnknown)
+}
+
+// simError is the control API's error object; Code lets Client map it back
+// to a sentinel.
+type simError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// simErrorCodes maps sentinels to codes and statuses, where they meet HTTP.
+var simErrorCodes = []struct {
+	err    error
+	code   string
+	status int
+}{
+	{ErrUnknownHold, "unknown_hold", http.StatusNotFound},
+	{ErrUnknownFault, "unknown_fault", http.StatusNotFound},
+	{ErrInvalidFault, "invalid_fault", http.StatusBadRequest},
+	{ErrClosed, "closed", http.StatusServiceUnavailable},
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeSimError(w http.ResponseWriter, err error) {
+	for _, c := range simErrorCodes {
+		if errors.Is(err, c.err) {
+			writeJSON(w, c.status, map[string]simError{"error": {c.code, err.Error()}})
+			return
+		}
+	}
+	writeJSON(w, http.StatusBadRequest, map[string]simError{"error": {"bad_request", err.Error()}})
+}
+
+func (s *Sim) simHealth(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+// ledgerJSON is the body of GET /_sim/ledger.
+type ledgerJSON struct {
+	Charges []Charge `json:"charges"`
+}
+
+func (s *Sim) simLedger(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, ledgerJSON{Charges: s.Ledger()})
+}
+
+func (s *Sim) simReset(w http.ResponseWriter, _ *http.Request) {
+	s.Reset()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+type faultsJSON struct {
+	Faults []FaultStatus `json:"faults"`
+}
+
+func (s *Sim) simFaults(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, faultsJSON{Faults: s.Faults()})
+}
+
+// simAddFault takes a Fault in its JSON form and refuses unknown fields: a
+// misspelt "order_id" would otherwise silently match every order.
+func (s *Sim) simAddFault(w http.ResponseWriter, r *http.Request) {
+	f, err := decodeFault(http.MaxBytesReader(w, r.Body, maxBody))
+	if err == nil {
+		err = f.Validate()
+	}
+	if err != nil {
+		writeSimError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]string{"id": s.AddFault(f)})
+}
+
+func decodeFault(body io.Reader) (Fault, error) {
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		return Fault{}, errors.Join(ErrInvalidFault, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var wire faultJSON
+	if err := dec.Decode(&wire); err != nil {
+		return Fault{}, errors.Join(ErrInvalidFault, err)
+	}
+	return wire.fault()
+}
+
+func (s *Sim) simClearFaults(w http.ResponseWriter, _ *http.Request) {
+	s.ClearFaults()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Sim) simRemoveFault(w http.ResponseWriter, r *http.Request) {
+	if err := s.removeFault(r.PathValue("id")); err != nil {
+		writeSimError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// simRelease is POST /_sim/release?hold=ID; without hold it releases all.
+func (s *Sim) simRelease(w http.ResponseWriter, r *http.Request) {
+	if err := s.Release(r.URL.Query().Get("hold")); err != nil {
+		writeSimError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+type holdsJSON struct {
+	Holds []Hold `json:"holds"`
+}
+
+func (s *Sim) simHolds(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, holdsJSON{Holds: s.Holds()})
+}
+
+func (s *Sim) simUnknown(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusNotFound, map[string]simError{"error": {"not_found", "no control endpoint " + r.Method + " " + r.URL.Path}})
+}

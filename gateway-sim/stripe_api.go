@@ -1,0 +1,153 @@
+package gatewaysim
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// maxIdempotencyKey is Stripe's limit on Idempotency-Key.
+const maxIdempotencyKey = 255
+
+// routes wires the Stripe subset and the control API. Unknown /v1 paths get
+// Stripe's 404 error object, so a client library reports them sensibly.
+func (s *Sim) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/charges", s.createCharge)
+	mux.HandleFunc("GET /v1/charges/search", s.searchCharges)
+	mux.HandleFunc("GET /v1/charges/{id}", s.getCharge)
+	mux.HandleFunc("/v1/", s.unknownURL)
+	s.simRoutes(mux)
+	return mux
+}
+
+// write sends a response with Stripe's headers. Idempotency-Key is echoed as
+// Stripe does (stripe-go reads it into APIResponse.IdempotencyKey), and a
+// replay carries Idempotent-Replayed: true.
+func (s *Sim) write(w http.ResponseWriter, a *attempt, resp *response) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Request-Id", serialID("req_sim", s.reqSeq.Add(1)))
+	if a != nil && a.key != "" {
+		h.Set("Idempotency-Key", a.key)
+	}
+	if resp.replayed {
+		h.Set("Idempotent-Replayed", "true")
+	}
+	if resp.status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Basic realm="Stripe"`)
+	}
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body)
+}
+
+// apiKeyOf reads the secret key from "Authorization: Bearer sk_..." (what
+// stripe-go sends) or from HTTP basic auth's user name (what curl -u sends).
+func apiKeyOf(r *http.Request) (string, error) {
+	scheme, cred, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	cred = strings.TrimSpace(cred)
+	var key string
+	switch strings.ToLower(scheme) {
+	case "bearer":
+		key = cred
+	case "basic":
+		key = basicUser(cred)
+	}
+	if key == "" || strings.ContainsAny(key, " \t") {
+		return "", noAPIKey()
+	}
+	return key, nil
+}
+
+func basicUser(cred string) string {
+	raw, err := base64.StdEncoding.DecodeString(cred)
+	if err != nil {
+		return ""
+	}
+	user, _, _ := strings.Cut(string(raw), ":")
+	return user
+}
+
+// idempotencyKeyOf returns the request's Idempotency-Key, trimmed as
+// stripe-go trims it; "" when absent or when the gateway has no idempotency.
+func (s *Sim) idempotencyKeyOf(r *http.Request) (string, error) {
+	if s.cfg.NoIdempotency {
+		return "", nil
+	}
+	key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
+	if len(key) > maxIdempotencyKey {
+		return "", invalidParam("Idempotency-Key", "idempotency_key_too_long",
+			fmt.Sprintf("Keys for idempotent requests can only be %d characters long.", maxIdempotencyKey))
+	}
+	return key, nil
+}
+
+// asAPIError passes Stripe errors through and turns anything else into a
+// 500: a bug in the simulator, never a verdict about the client.
+func asAPIError(err error) *apiError {
+	var e *apiError
+	if errors.As(err, &e) {
+		return e
+	}
+	return gatewayFailed()
+}
+
+// getCharge is GET /v1/charges/{id}. Charges belong to the API key that
+// made them: another key gets 404, as another Stripe account would.
+func (s *Sim) getCharge(w http.ResponseWriter, r *http.Request) {
+	apiKey, err := apiKeyOf(r)
+	if err != nil {
+		s.write(w, nil, errorResponse(asAPIError(err)))
+		return
+	}
+	id := r.PathValue("id")
+	s.mu.Lock()
+	c, ok := s.ledger.get(id)
+	s.mu.Unlock()
+	if !ok || c.APIKey != apiKey {
+		s.write(w, nil, errorResponse(notFound("resource_missing", "id", "No such charge: '"+id+"'")))
+		return
+	}
+	s.write(w, nil, jsonResponse(http.StatusOK, renderCharge(c)))
+}
+
+// searchCharges is GET /v1/charges/search with the query subset of
+// search.go, newest first, paginated with limit and page as Stripe does.
+func (s *Sim) searchCharges(w http.ResponseWriter, r *http.Request) {
+	resp, err := s.search(r)
+	if err != nil {
+		resp = errorResponse(asAPIError(err))
+	}
+	s.write(w, nil, resp)
+}
+
+func (s *Sim) search(r *http.Request) (*response, error) {
+	apiKey, err := apiKeyOf(r)
+	if err != nil {
+		return nil, err
+	}
+	q, err := parseSearchParams(r.URL.RawQuery)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	found := q.run(apiKey, s.ledger.charges)
+	s.mu.Unlock()
+	return jsonResponse(http.StatusOK, q.page(found)), nil
+}
+
+func (s *Sim) unknownURL(w http.ResponseWriter, r *http.Request) {
+	msg := fmt.Sprintf("Unrecognized request URL (%s: %s).", r.Method, r.URL.Path)
+	s.write(w, nil, errorResponse(notFound("", "", msg)))
+}
+
+// pageToken and parsePageToken encode a search page as an offset.
+func pageToken(offset int) string { return "page_" + strconv.Itoa(offset) }
+
+func parsePageToken(tok string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(tok, "page_"))
+	return n, err == nil && strings.HasPrefix(tok, "page_") && n >= 0
+}

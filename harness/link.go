@@ -1,0 +1,73 @@
+package harness
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// Link names one network path that runs through toxiproxy. It reads as
+// "from->to": "client->replica0" carries the harness's requests to replica
+// 0, "replica0->gateway" that replica's calls to the gateway simulator,
+// "replica0->postgres" its database connections. Every replica has its own
+// links, so a fault can cut one replica off while the others carry on. The
+// string is also the toxiproxy proxy name and the Target recorded in the
+// history.
+type Link string
+
+// ClientLink is the path from the harness's client to replica i.
+func ClientLink(i int) Link { return Link(fmt.Sprintf("client->replica%d", i)) }
+
+// GatewayLink is the path from replica i to the gateway simulator.
+func GatewayLink(i int) Link { return Link(fmt.Sprintf("replica%d->gateway", i)) }
+
+// PostgresLink is the path from replica i to PostgreSQL.
+func PostgresLink(i int) Link { return Link(fmt.Sprintf("replica%d->postgres", i)) }
+
+var linkRE = regexp.MustCompile(`^(?:client->replica(\d+)|replica(\d+)->(gateway|postgres))$`)
+
+// ParseLink checks that s is a well-formed link name. Whether the replica
+// exists is the Env's business (ErrUnknownLink at use).
+func ParseLink(s string) (Link, error) {
+	if !linkRE.MatchString(s) {
+		return "", fmt.Errorf("%w: %q (want client->replicaN, replicaN->gateway or replicaN->postgres)", ErrUnknownLink, s)
+	}
+	return Link(s), nil
+}
+
+// Replica is the index of the replica at one end of the link, -1 for a
+// malformed link.
+func (l Link) Replica() int {
+	m := linkRE.FindStringSubmatch(string(l))
+	if m == nil {
+		return -1
+	}
+	digits := m[1] + m[2]
+	i, err := strconv.Atoi(digits)
+	if err != nil {
+		return -1
+	}
+	return i
+}
+
+// Direction is which way along a Link a toxic acts, in toxiproxy's terms:
+// Upstream is the bytes the "from" side sends (requests: the client's to a
+// replica, a replica's to the gateway), Downstream the bytes coming back
+// (responses). Latency on the downstream of replica0->gateway therefore
+// delays the gateway's answers after it has decided.
+type Direction string
+
+// The two directions of a link.
+const (
+	Upstream   Direction = "upstream"
+	Downstream Direction = "downstream"
+)
+
+// ParseDirection accepts "upstream" and "downstream".
+func ParseDirection(s string) (Direction, error) {
+	switch d := Direction(s); d {
+	case Upstream, Downstream:
+		return d, nil
+	}
+	return "", fmt.Errorf("direction %q: want upstream or downstream", s)
+}

@@ -1,0 +1,170 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/rs/zerolog"
+)
+
+// proxies is the embedded toxiproxy: its proxy collection used in-process.
+// The HTTP API (ApiServer.Listen) is deliberately not started: it has no
+// shutdown (ListenAndServe, and log.Fatal on error), so it would leak a
+// port past Close, and faults need no network round trip to add a toxic.
+type proxies struct {
+	server *toxiproxy.ApiServer
+	log    *os.File
+	addrs  map[Link]string // listen address of every proxy, fixed at add
+}
+
+// newProxies creates the embedded server logging at warn level to logPath:
+// toxiproxy logs every accepted connection at info, which is noise at the
+// rates a workload runs.
+func newProxies(logPath string) (*proxies, error) {
+	f, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("toxiproxy log: %w", err)
+	}
+	logger := zerolog.New(f).With().Timestamp().Logger().Level(zerolog.WarnLevel)
+	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger)
+	return &proxies{server: srv, log: f, addrs: map[Link]string{}}, nil
+}
+
+// add starts a proxy for link on a fresh loopback port and returns that
+// address.
+func (p *proxies) add(l Link, upstream string) (string, error) {
+	px := toxiproxy.NewProxy(p.server, string(l), "127.0.0.1:0", upstream)
+	if err := p.server.Collection.Add(px, true); err != nil {
+		return "", fmt.Errorf("proxy %s: %w", l, err)
+	}
+	p.addrs[l] = px.Listen
+	return px.Listen, nil
+}
+
+func (p *proxies) get(l Link) (*toxiproxy.Proxy, error) {
+	px, err := p.server.Collection.Get(string(l))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownLink, l)
+	}
+	return px, nil
+}
+
+// close stops every proxy (listeners and open connections).
+func (p *proxies) close() error {
+	err := p.server.Collection.Clear()
+	return errors.Join(err, p.log.Close())
+}
+
+// Toxic is one toxiproxy toxic to put on a link. Type is a toxiproxy toxic
+// type (latency, timeout, reset_peer, slicer, limit_data, bandwidth,
+// slow_close) and Attributes its attributes in toxiproxy's own units
+// (milliseconds, KB/s, bytes): package faults converts from time.Duration.
+// Name must be unique on the link; it is how RemoveToxic finds the toxic.
+type Toxic struct {
+	Name       string
+	Type       string
+	Direction  Direction
+	Attributes map[string]any
+	// Toxicity is the probability that a connection is affected, drawn
+	// once per connection when it is opened or the toxic is added; 0 means
+	// 1 (always), because toxiproxy takes a literal 0 as "never".
+	Toxicity float32
+}
+
+func (t Toxic) json() ([]byte, error) {
+	tox := t.Toxicity
+	if tox == 0 {
+		tox = 1
+	}
+	return json.Marshal(map[string]any{
+		"name": t.Name, "type": t.Type, "stream": string(t.Direction),
+		"toxicity": tox, "attributes": t.Attributes,
+	})
+}
+
+// AddToxic puts a toxic on link l. It affects open connections as well as
+// new ones, except that reset_peer only sends a real RST (SO_LINGER 0) on
+// connections opened after it was added; on older ones it is a plain close.
+func (e *Env) AddToxic(l Link, t Toxic) error {
+	if _, err := ParseDirection(string(t.Direction)); err != nil {
+		return fmt.Errorf("add toxic %s on %s: %w", t.Name, l, err)
+	}
+	px, err := e.Proxy(l)
+	if err != nil {
+		return err
+	}
+	body, err := t.json()
+	if err != nil {
+		return fmt.Errorf("add toxic %s on %s: %w", t.Name, l, err)
+	}
+	if _, err := px.Toxics.AddToxicJson(bytes.NewReader(body)); err != nil {
+		return fmt.Errorf("add toxic %s on %s: %w", t.Name, l, err)
+	}
+	e.log.Debug("toxic added", "link", l, "toxic", t.Name, "type", t.Type, "direction", t.Direction)
+	return nil
+}
+
+// RemoveToxic takes toxic name off link l. Removing a timeout toxic closes
+// the connections it stalled (toxiproxy's cleanup), it does not let them
+// resume.
+func (e *Env) RemoveToxic(ctx context.Context, l Link, name string) error {
+	px, err := e.Proxy(l)
+	if err != nil {
+		return err
+	}
+	if err := px.Toxics.RemoveToxic(ctx, name); err != nil {
+		return fmt.Errorf("remove toxic %s on %s: %w", name, l, err)
+	}
+	e.log.Debug("toxic removed", "link", l, "toxic", name)
+	return nil
+}
+
+// SetLinkEnabled turns link l off (its listener closes, open connections
+// are closed, new dials are refused) or back on, on the same address. This
+// is toxiproxy's "down".
+func (e *Env) SetLinkEnabled(l Link, enabled bool) error {
+	px, err := e.Proxy(l)
+	if err != nil {
+		return err
+	}
+	px.Lock()
+	upstream := px.Upstream
+	px.Unlock()
+	in := &toxiproxy.Proxy{Listen: e.proxies.addrs[l], Upstream: upstream, Enabled: enabled}
+	if err := px.Update(in); err != nil {
+		return fmt.Errorf("set %s enabled=%v: %w", l, enabled, err)
+	}
+	e.log.Debug("link switched", "link", l, "enabled", enabled)
+	return nil
+}
+
+// Proxy is the toxiproxy proxy behind link l, for what AddToxic and
+// SetLinkEnabled do not cover (listing toxics, updating one in place).
+func (e *Env) Proxy(l Link) (*toxiproxy.Proxy, error) {
+	if e.closed.Load() {
+		return nil, ErrClosed
+	}
+	return e.proxies.get(l)
+}
+
+// LinkAddr is the loopback address link l's proxy listens on ("" for an
+// unknown link); it survives SetLinkEnabled(false) and back.
+func (e *Env) LinkAddr(l Link) string { return e.proxies.addrs[l] }
+
+// Links lists every link of the Env: per replica client, gateway and (when
+// the target needs it) postgres.
+func (e *Env) Links() []Link {
+	var out []Link
+	for i := range e.replicas {
+		out = append(out, ClientLink(i), GatewayLink(i))
+		if e.db != nil {
+			out = append(out, PostgresLink(i))
+		}
+	}
+	return out
+}

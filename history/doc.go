@@ -1,0 +1,37 @@
+// Package history is the record of one run: every client operation, every
+// injected fault and every ledger charge, on one monotonic clock, in one
+// versioned JSON document. The recorder writes it, the checker judges it,
+// reports draw it, and `idemcheck replay` re-checks it.
+//
+// # Document
+//
+//   - History: run metadata (target, family, seed, replicas), the target's
+//     declared Policy, and the Ops, Faults and Charges; End and Complete
+//     say when and whether recording finished.
+//   - Op: one request (tenant, key as meant and as sent, body, order) with
+//     its Invoke and Complete offsets, Outcome and the judged part of the
+//     response.
+//   - Fault: one injected fault from Inject to Heal (Healed false if it was
+//     still active when recording stopped).
+//   - Charge: one gateway ledger entry, the ground truth for money.
+//
+// Every time is a time.Duration offset from the recording's base time and
+// is encoded in JSON as integer nanoseconds (1s is 1000000000).
+//
+// # Outcomes
+//
+// Classify maps a status to OK (2xx), Fail (a definitive 4xx other than
+// 409) or Info (indeterminate: 5xx, 409, no response). The client never
+// interprets a response beyond that.
+//
+// # Reading and writing
+//
+// Write and WriteFile encode indented JSON; Read and ReadFile decode it and
+// refuse a document of another Version or with a field this build does not
+// know, rather than guess at its meaning.
+//
+// # Recording
+//
+// Recorder stamps ops, faults and charges against one base time from many
+// goroutines; Snapshot returns the history so far.
+package history

@@ -1,0 +1,304 @@
+package reference
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// maxLoops bounds the re-reads of one request's key; each iteration is a
+// state change observed, so reaching it means heavy churn on one key.
+const maxLoops = 64
+
+// retryAfter is the Retry-After of every retryable answer.
+const retryAfter = time.Second
+
+// answer is what one charge request is told: a definitive result (stored,
+// maybe replayed) or a problem (refusal or retryable).
+type answer struct {
+	result   *Result
+	replayed bool
+	problem  Problem
+}
+
+func (a answer) write(w http.ResponseWriter) {
+	if a.result != nil {
+		WriteResult(w, *a.result, a.replayed)
+		return
+	}
+	WriteProblem(w, a.problem)
+}
+
+// job is one gateway attempt for a claim.
+type job struct {
+	tenant    string
+	keyHash   []byte
+	requestID string
+	params    ChargeParams
+	by        string // "owner", "retry" (takeover by a request), "sweeper"
+	createdAt time.Time
+}
+
+func (j job) logAttrs() []any {
+	return []any{"tenant", j.tenant, "key_hash", fmt.Sprintf("%x", j.keyHash[:8]), "request_id", j.requestID,
+		"order_id", j.params.OrderID, "by", j.by}
+}
+
+func (s *Server) serveCharge(w http.ResponseWriter, r *http.Request) {
+	req, err := ParseCharge(r)
+	if err != nil {
+		s.refuse(r.Context(), req, err).write(w)
+		return
+	}
+	s.charge(r.Context(), req).write(w)
+}
+
+// refuse answers client input that failed validation. A body whose fields
+// are invalid under a key already bound to another request is a 422, the
+// more useful answer: the client reused a key.
+func (s *Server) refuse(ctx context.Context, req *ChargeRequest, err error) answer {
+	var re *RequestError
+	if !errors.As(err, &re) {
+		re = &RequestError{Status: http.StatusBadRequest, Detail: err.Error()}
+	}
+	if req != nil && isFieldError(err) {
+		rec, lerr := s.store.Lookup(ctx, req.Tenant, req.KeyHash)
+		if lerr == nil && !s.forgotten(rec) && !bytes.Equal(rec.Fingerprint, req.Fingerprint) {
+			return s.mismatch()
+		}
+	}
+	s.m.Rejected.WithLabelValues(strconv.Itoa(re.Status)).Inc()
+	return answer{problem: ProblemFor(re)}
+}
+
+// charge is the protocol for a valid request: claim the key, or find out
+// what happened to it.
+func (s *Server) charge(ctx context.Context, req *ChargeRequest) answer {
+	claim := s.newClaim(req)
+	// From the claim on, the work is not the client's to cancel: a claim
+	// committed under a hang-up would otherwise wait for recovery.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
+	ok, err := s.store.Claim(cctx, claim)
+	cancel()
+	if err != nil {
+		return s.unavailable(err)
+	}
+	if ok {
+		s.m.Claims.Inc()
+		return s.attempt(ctx, claimJob(claim)).answer
+	}
+	return s.await(ctx, req)
+}
+
+func (s *Server) newClaim(req *ChargeRequest) Claim {
+	return Claim{Tenant: req.Tenant, KeyHash: req.KeyHash, Key: req.Key, Fingerprint: req.Fingerprint,
+		RequestID: newID("req_"), Params: req.Params, Owner: s.cfg.ReplicaID, Now: s.now(),
+		Lease: s.cfg.Lease, TTL: s.cfg.TTL, Forget: s.cfg.TombstoneTTL}
+}
+
+func claimJob(c Claim) job {
+	return job{tenant: c.Tenant, keyHash: c.KeyHash, requestID: c.RequestID, params: c.Params, by: "owner", createdAt: c.Now}
+}
+
+// forgotten reports whether a finished key is past its dedupe window.
+func (s *Server) forgotten(rec *Record) bool { return rec.Terminal() && !s.now().Before(rec.ForgetAt) }
+
+// await handles a key that already exists: replay its result, refuse a
+// different request, take over an abandoned claim, or wait for the owner,
+// woken by the hub, up to MaxWait.
+func (s *Server) await(ctx context.Context, req *ChargeRequest) answer {
+	sub := s.hub.Subscribe(req.Tenant, req.KeyHash) // before the first read: no wake-up is missed
+	defer sub.Close()
+	deadline := time.Now().Add(s.cfg.MaxWait)
+	var waitStart time.Time
+	defer func() {
+		if !waitStart.IsZero() {
+			s.m.WaitSeconds.Observe(time.Since(waitStart).Seconds())
+		}
+	}()
+	for range maxLoops {
+		rec, err := s.store.Lookup(ctx, req.Tenant, req.KeyHash)
+		if errors.Is(err, ErrNotFound) { // forgotten and deleted since our claim conflicted
+			if a, done := s.claimAgain(ctx, req, s.store.Claim); done {
+				return a
+			}
+			continue
+		}
+		if err != nil {
+			return s.unavailable(err)
+		}
+		now := s.now()
+		switch {
+		case s.forgotten(rec):
+			if a, done := s.claimAgain(ctx, req, s.store.Reclaim); done {
+				return a
+			}
+			continue
+		case !bytes.Equal(rec.Fingerprint, req.Fingerprint):
+			return s.mismatch()
+		case rec.Terminal():
+			s.m.Replays.Inc()
+			return answer{result: &rec.Result, replayed: true}
+		case !now.Before(rec.LeaseUntil):
+			taken, err := s.store.TakeOver(ctx, req.Tenant, req.KeyHash, s.cfg.ReplicaID, now, s.cfg.Lease)
+			if err != nil {
+				return s.unavailable(err)
+			}
+			if taken != nil {
+				return s.recoverKey(ctx, taken, "retry").answer
+			}
+			continue
+		}
+		remaining := time.Until(deadline)
+		if remaining <= 0 {
+			s.m.Conflicts.Inc()
+			return answer{problem: Problem{Status: http.StatusConflict, Title: "Request in progress",
+				Detail: "another request with this Idempotency-Key is in progress; retry later", RetryAfter: retryAfter}}
+		}
+		if waitStart.IsZero() {
+			waitStart = time.Now()
+			s.m.Waits.Inc()
+		}
+		if err := waitFor(ctx, sub, min(remaining, rec.LeaseUntil.Sub(now))); err != nil {
+			return answer{problem: Problem{Status: http.StatusServiceUnavailable, Detail: "client went away", RetryAfter: retryAfter}}
+		}
+	}
+	return s.unavailable(errors.New("key changed state too often"))
+}
+
+// claimAgain claims a key that vanished or was forgotten while we looked.
+func (s *Server) claimAgain(ctx context.Context, req *ChargeRequest, claimFn func(context.Context, Claim) (bool, error)) (answer, bool) {
+	claim := s.newClaim(req)
+	ok, err := claimFn(ctx, claim)
+	if err != nil {
+		return s.unavailable(err), true
+	}
+	if !ok {
+		return answer{}, false
+	}
+	s.m.Claims.Inc()
+	return s.attempt(ctx, claimJob(claim)).answer, true
+}
+
+// waitFor blocks until the key is notified, d passes, or ctx ends.
+func waitFor(ctx context.Context, sub *Subscription, d time.Duration) error {
+	t := time.NewTimer(max(d, time.Millisecond))
+	defer t.Stop()
+	select {
+	case <-sub.C:
+		return nil
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// recoverKey finishes a key taken over from an owner that vanished or gave
+// up: it re-sends the recorded request id with the recorded parameters.
+func (s *Server) recoverKey(ctx context.Context, rec *Record, by string) attemptResult {
+	j := job{tenant: rec.Tenant, keyHash: rec.KeyHash, requestID: rec.RequestID, params: rec.Params,
+		by: by, createdAt: rec.CreatedAt}
+	res := s.attempt(ctx, j)
+	s.m.Recoveries.WithLabelValues(by, res.kind.String()).Inc()
+	s.log.Info("key recovered", append(j.logAttrs(), "outcome", res.kind.String(), "attempts", rec.Attempts)...)
+	return res
+}
+
+type attemptResult struct {
+	answer
+	kind OutcomeKind
+}
+
+// attempt asks the gateway about one claim and records the outcome. It is
+// detached from the client's context: once money may move, the answer is
+// stored even if the client hangs up.
+func (s *Server) attempt(ctx context.Context, j job) attemptResult {
+	ctx = context.WithoutCancel(ctx)
+	out := s.ask(ctx, j)
+	if !out.Definitive() {
+		dctx, cancel := context.WithTimeout(ctx, dbTimeout)
+		defer cancel()
+		if err := s.store.Release(dctx, j.tenant, j.keyHash, j.requestID, s.cfg.ReplicaID, s.now()); err != nil {
+			s.log.Warn("release after indeterminate gateway answer", append(j.logAttrs(), "err", err)...)
+		}
+		s.log.Warn("gateway outcome indeterminate; key left unresolved",
+			append(j.logAttrs(), "status", out.Status, "err", out.Err)...)
+		p := Problem{Status: http.StatusBadGateway, Title: "Payment gateway outcome unknown", RetryAfter: retryAfter,
+			Detail: "the payment gateway did not give a definitive answer; retry with the same Idempotency-Key"}
+		if out.Timeout {
+			p.Status = http.StatusGatewayTimeout
+		}
+		return attemptResult{answer{problem: p}, out.Kind}
+	}
+	res, _ := ResultFor(out, j.params)
+	return attemptResult{s.finish(ctx, j, res), out.Kind}
+}
+
+// finish stores a definitive result; if someone else finished the key
+// first (a takeover that asked the gateway about the same id), their stored
+// result is the answer.
+func (s *Server) finish(ctx context.Context, j job, res Result) answer {
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	ok, err := s.store.Finish(ctx, j.tenant, j.keyHash, j.requestID, res, s.now())
+	if err != nil {
+		// The key stays claimed; recovery will re-ask the gateway under the
+		// same id and store this same decision.
+		return s.unavailable(err)
+	}
+	if ok {
+		return answer{result: &res}
+	}
+	rec, err := s.store.Lookup(ctx, j.tenant, j.keyHash)
+	if err != nil {
+		return s.unavailable(err)
+	}
+	if !rec.Terminal() {
+		return s.unavailable(errors.New("key neither finished nor ours"))
+	}
+	return answer{result: &rec.Result, replayed: true}
+}
+
+// ask sends the claim's request to the gateway. A claim older than the
+// gateway's idempotency window is first searched for, since a re-send would
+// no longer be deduplicated there.
+func (s *Server) ask(ctx context.Context, j job) Outcome {
+	if j.by != "owner" && s.now().Sub(j.createdAt) >= s.cfg.GatewayKeyWindow {
+		c, err := s.gw.FindCharge(ctx, j.params.OrderID, j.requestID)
+		switch {
+		case err != nil:
+			return Outcome{Err: err}
+		case c != nil && c.Status == "succeeded":
+			return Outcome{Kind: Charged, Status: http.StatusOK, Charge: c}
+		case c != nil:
+			return Outcome{Kind: Declined, Status: http.StatusPaymentRequired, Error: &GatewayError{Charge: c.ID}}
+		}
+	}
+	start := time.Now()
+	out := s.gw.Charge(ctx, GatewayRequest{RequestID: j.requestID, ChargeParams: j.params})
+	s.m.GatewaySeconds.Observe(time.Since(start).Seconds())
+	s.m.GatewayCalls.WithLabelValues(out.Kind.String()).Inc()
+	if s.log.Enabled(ctx, slog.LevelDebug) {
+		s.log.Debug("gateway call", append(j.logAttrs(), "outcome", out.Kind.String(), "status", out.Status)...)
+	}
+	return out
+}
+
+func (s *Server) mismatch() answer {
+	s.m.Mismatches.Inc()
+	return answer{problem: Problem{Status: http.StatusUnprocessableEntity, Title: "Idempotency-Key reused",
+		Detail: "this Idempotency-Key was first used with a different request", Field: "Idempotency-Key"}}
+}
+
+func (s *Server) unavailable(err error) answer {
+	s.m.Unavailable.Inc()
+	s.log.Error("database unavailable", "err", err)
+	return answer{problem: Problem{Status: http.StatusServiceUnavailable, Title: "Temporarily unavailable",
+		Detail: "the request could not be recorded; retry with the same Idempotency-Key", RetryAfter: retryAfter}}
+}

@@ -1,0 +1,189 @@
+package reference
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Hub is one replica's LISTEN connection, fanned out to the requests waiting
+// in this process: one database connection per replica however many
+// duplicates wait, instead of one per waiter. A waiter Subscribes to its key
+// before it reads the key's state, so a NOTIFY sent after that read always
+// reaches it.
+//
+// Notifications are a latency optimisation, never a safety mechanism: when
+// the connection drops, every waiter is woken on reconnect to re-read its
+// key (notifications may have been lost meanwhile), and waiters also wake at
+// their lease deadline and max wait on their own.
+type Hub struct {
+	connect func(context.Context) (*pgx.Conn, error)
+	log     *slog.Logger
+
+	mu   sync.Mutex
+	subs map[string]map[*Subscription]struct{}
+
+	listening atomic.Bool
+	ready     chan struct{}
+	readyOnce sync.Once
+}
+
+// Subscription is one waiter's interest in one key. C receives a value
+// (coalesced, never blocking the hub) whenever the key may have changed.
+type Subscription struct {
+	C   <-chan struct{}
+	c   chan struct{}
+	hub *Hub
+	key string
+}
+
+// NewHub returns a hub that listens through its own connection, made with
+// the pool's connection settings but outside the pool.
+func NewHub(pool *pgxpool.Pool, log *slog.Logger) *Hub {
+	cfg := pool.Config().ConnConfig
+	return &Hub{
+		connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg.Copy()) },
+		log:     log,
+		subs:    make(map[string]map[*Subscription]struct{}),
+		ready:   make(chan struct{}),
+	}
+}
+
+// Subscribe registers interest in a key; Close the subscription when done.
+func (h *Hub) Subscribe(tenant string, keyHash []byte) *Subscription {
+	c := make(chan struct{}, 1)
+	s := &Subscription{C: c, c: c, hub: h, key: NotifyPayload(tenant, keyHash)}
+	h.mu.Lock()
+	set := h.subs[s.key]
+	if set == nil {
+		set = make(map[*Subscription]struct{})
+		h.subs[s.key] = set
+	}
+	set[s] = struct{}{}
+	h.mu.Unlock()
+	return s
+}
+
+// Close removes the subscription.
+func (s *Subscription) Close() {
+	h := s.hub
+	h.mu.Lock()
+	if set := h.subs[s.key]; set != nil {
+		delete(set, s)
+		if len(set) == 0 {
+			delete(h.subs, s.key)
+		}
+	}
+	h.mu.Unlock()
+}
+
+func (s *Subscription) wake() {
+	select {
+	case s.c <- struct{}{}:
+	default:
+	}
+}
+
+// Ready is closed once the hub has listened for the first time.
+func (h *Hub) Ready() <-chan struct{} { return h.ready }
+
+// Listening reports whether the LISTEN connection is up.
+func (h *Hub) Listening() bool { return h.listening.Load() }
+
+// Waiters is the number of subscriptions, for metrics and tests.
+func (h *Hub) Waiters() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, set := range h.subs {
+		n += len(set)
+	}
+	return n
+}
+
+func (h *Hub) dispatch(payload string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs[payload] {
+		s.wake()
+	}
+}
+
+func (h *Hub) wakeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, set := range h.subs {
+		for s := range set {
+			s.wake()
+		}
+	}
+}
+
+// Run listens until ctx ends, reconnecting with capped backoff.
+func (h *Hub) Run(ctx context.Context) error {
+	backoff := 50 * time.Millisecond
+	for ctx.Err() == nil {
+		err := h.session(ctx)
+		h.listening.Store(false)
+		if ctx.Err() != nil {
+			break
+		}
+		h.log.Warn("notification listener lost; reconnecting", "err", err, "backoff", backoff)
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 2*time.Second)
+	}
+	return nil
+}
+
+// session is one connection's life: LISTEN, wake everyone (anything sent
+// while we were away is lost), then dispatch until the connection fails.
+func (h *Hub) session(ctx context.Context) error {
+	conn, err := h.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
+		return err
+	}
+	h.listening.Store(true)
+	h.readyOnce.Do(func() { close(h.ready) })
+	h.wakeAll()
+	for {
+		n, err := h.wait(ctx, conn)
+		if err != nil {
+			return err
+		}
+		if n != nil {
+			h.dispatch(n.Payload)
+		}
+	}
+}
+
+// wait returns the next notification, or nil after an idle interval in
+// which a ping proved the connection alive: a silently dead connection
+// (a partition) is noticed within seconds instead of never.
+func (h *Hub) wait(ctx context.Context, conn *pgx.Conn) (*pgconn.Notification, error) {
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	n, err := conn.WaitForNotification(wctx)
+	cancel()
+	if err == nil || ctx.Err() != nil {
+		return n, err
+	}
+	if !errors.Is(err, context.DeadlineExceeded) && !pgconn.Timeout(err) {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	return nil, conn.Ping(pctx)
+}

@@ -1,0 +1,114 @@
+package reference
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// dbTimeout bounds one store statement issued after the client's context is
+// detached (finishing a key must not be cut short by a client hang-up).
+const dbTimeout = 10 * time.Second
+
+// Server is the reference idempotency server: a stateless replica. Any
+// number of Servers on one database are as safe as one, because every
+// decision is a single conditional statement in PostgreSQL.
+type Server struct {
+	cfg   Config
+	store *Store
+	hub   *Hub
+	gw    *Gateway
+	m     *Metrics
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// New builds a server. It does no I/O; call Run for the notification
+// listener and the sweeper, and serve Handler.
+func New(cfg Config) (*Server, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Logger.With("replica", cfg.ReplicaID)
+	return &Server{
+		cfg:   cfg,
+		store: NewStore(cfg.Pool),
+		hub:   NewHub(cfg.Pool, log),
+		gw:    cfg.Gateway,
+		m:     NewMetrics(cfg.Registry),
+		log:   log,
+		now:   cfg.Now,
+	}, nil
+}
+
+// Store, Hub and Metrics expose the pieces, for tests and variants.
+func (s *Server) Store() *Store          { return s.store }
+func (s *Server) Hub() *Hub              { return s.hub }
+func (s *Server) Metrics() *Metrics      { return s.m }
+func (s *Server) Config() Config         { return s.cfg }
+func (s *Server) Ready() <-chan struct{} { return s.hub.Ready() }
+
+// Handler serves POST /v1/charges, GET /healthz and GET /metrics.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/charges", s.serveCharge)
+	mux.HandleFunc("GET /healthz", s.serveHealth)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{}))
+	return s.recoverPanics(mux)
+}
+
+// Run runs the notification listener and, unless disabled, the sweeper,
+// until ctx ends.
+func (s *Server) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Go(func() { s.hub.Run(ctx) })
+	if s.cfg.SweepInterval > 0 {
+		wg.Go(func() { s.sweepLoop(ctx) })
+	}
+	wg.Wait()
+	return nil
+}
+
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	status, code := "ok", http.StatusOK
+	if err := s.cfg.Pool.Ping(ctx); err != nil {
+		status, code = "database unreachable", http.StatusServiceUnavailable
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]any{"status": status, "listening": s.hub.Listening(), "replica": s.cfg.ReplicaID})
+}
+
+// recoverPanics is the last line of defence: a bug answers 500 and is
+// logged instead of killing the connection silently.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic serving request", "panic", v, "path", r.URL.Path)
+				WriteProblem(w, Problem{Status: http.StatusInternalServerError, Detail: "internal error"})
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// newID returns prefix + 128 random bits in hex.
+func newID(prefix string) string {
+	var b [16]byte
+	rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}

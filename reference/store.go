@@ -1,0 +1,307 @@
+package reference
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Key states, as stored. in_progress and needs_recovery are both
+// "unresolved": the outcome at the gateway is not known here yet.
+const (
+	StateInProgress    = "in_progress"
+	StateNeedsRecovery = "needs_recovery"
+	StateSucceeded     = "succeeded"
+	StateFailed        = "failed"
+)
+
+// NotifyChannel is the LISTEN/NOTIFY channel on which a replica announces
+// that a key was finished or released. The payload is NotifyPayload.
+const NotifyChannel = "idemcheck_reference_keys"
+
+// NotifyPayload is the notification payload for a key: tenant "." hex(key hash).
+func NotifyPayload(tenant string, keyHash []byte) string {
+	return tenant + "." + fmt.Sprintf("%x", keyHash)
+}
+
+// Store is the reference's PostgreSQL state: one statement per transition,
+// each a single round trip, each comparing times against the `now` the
+// caller passes (never the database's now()), so tests can drive leases and
+// expiry with a fake clock. Safety rests on these statements alone; no
+// in-process lock is trusted.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// NewStore returns a store over pool. Migrate must have run.
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// Pool is the underlying pool, for variants that need their own SQL.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Claim is a new key's first row. RequestID is generated before the claim
+// and recorded in it, so that the gateway is never called for this claim
+// under any other id.
+type Claim struct {
+	Tenant      string
+	KeyHash     []byte
+	Key         string
+	Fingerprint []byte
+	RequestID   string
+	Params      ChargeParams
+	Owner       string        // replica id holding the lease
+	Now         time.Time     // the claim time; the TTL runs from it
+	Lease       time.Duration // how long the owner may work before a retry may take over
+	TTL         time.Duration // full record kept this long
+	Forget      time.Duration // the key stays bound (tombstone) this long; ≥ TTL
+}
+
+// Record is a row.
+type Record struct {
+	Tenant      string
+	KeyHash     []byte
+	Key         string // "" once compacted
+	Fingerprint []byte
+	State       string
+	RequestID   string
+	Params      ChargeParams // zero once compacted
+	LeaseOwner  string
+	LeaseUntil  time.Time
+	Attempts    int
+	Result      Result // set when Terminal
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	ForgetAt    time.Time
+	Compacted   bool
+}
+
+// Terminal reports whether the record holds a definitive result.
+func (r *Record) Terminal() bool { return r.State == StateSucceeded || r.State == StateFailed }
+
+const recordColumns = `tenant, key_hash, idem_key, fingerprint, state, request_id, amount, currency, order_id,
+	description, lease_owner, lease_until, attempts, response_status, response_body, charge_id,
+	created_at, expires_at, forget_at, compacted`
+
+func scanRecord(row pgx.Row) (*Record, error) {
+	var (
+		r                                           Record
+		key, currency, orderID, desc, owner, charge *string
+		amount                                      *int64
+		status                                      *int16
+	)
+	err := row.Scan(&r.Tenant, &r.KeyHash, &key, &r.Fingerprint, &r.State, &r.RequestID, &amount, &currency,
+		&orderID, &desc, &owner, &r.LeaseUntil, &r.Attempts, &status, &r.Result.Body, &charge,
+		&r.CreatedAt, &r.ExpiresAt, &r.ForgetAt, &r.Compacted)
+	if err != nil {
+		return nil, err
+	}
+	r.Key, r.LeaseOwner, r.Result.ChargeID = deref(key), deref(owner), deref(charge)
+	r.Params = ChargeParams{Currency: deref(currency), OrderID: deref(orderID), Description: deref(desc)}
+	if amount != nil {
+		r.Params.Amount = *amount
+	}
+	if status != nil {
+		r.Result.Status = int(*status)
+	}
+	return &r, nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// Claim inserts the row for a new key, atomically: INSERT … ON CONFLICT DO
+// NOTHING on (tenant, key hash). It reports whether this call created the
+// row; false means the key already exists (look it up).
+func (s *Store) Claim(ctx context.Context, c Claim) (bool, error) {
+	forget := c.Forget
+	if forget < c.TTL {
+		forget = c.TTL
+	}
+	tag, err := s.pool.Exec(ctx, `
+		INSERT INTO idempotency_keys (tenant, key_hash, idem_key, fingerprint, state, request_id,
+			amount, currency, order_id, description, lease_owner, lease_until, created_at, expires_at, forget_at)
+		VALUES ($1, $2, $3, $4, 'in_progress', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		ON CONFLICT (tenant, key_hash) DO NOTHING`,
+		c.Tenant, c.KeyHash, c.Key, c.Fingerprint, c.RequestID,
+		c.Params.Amount, c.Params.Currency, c.Params.OrderID, c.Params.Description,
+		c.Owner, c.Now.Add(c.Lease), c.Now, c.Now.Add(c.TTL), c.Now.Add(forget))
+	if err != nil {
+		return false, fmt.Errorf("claim: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Reclaim turns a forgotten key (finished, past forget_at, not yet deleted
+// by the sweeper) into a fresh claim, atomically; only one caller wins.
+func (s *Store) Reclaim(ctx context.Context, c Claim) (bool, error) {
+	forget := max(c.Forget, c.TTL)
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE idempotency_keys SET idem_key = $3, fingerprint = $4, state = 'in_progress', request_id = $5,
+			amount = $6, currency = $7, order_id = $8, description = $9, lease_owner = $10, lease_until = $11,
+			attempts = 1, response_status = NULL, response_body = NULL, charge_id = NULL,
+			created_at = $12, finished_at = NULL, expires_at = $13, forget_at = $14, compacted = false
+		WHERE tenant = $1 AND key_hash = $2 AND state IN ('succeeded', 'failed') AND forget_at <= $12`,
+		c.Tenant, c.KeyHash, c.Key, c.Fingerprint, c.RequestID,
+		c.Params.Amount, c.Params.Currency, c.Params.OrderID, c.Params.Description,
+		c.Owner, c.Now.Add(c.Lease), c.Now, c.Now.Add(c.TTL), c.Now.Add(forget))
+	if err != nil {
+		return false, fmt.Errorf("reclaim: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Lookup returns the row for a key, or ErrNotFound.
+func (s *Store) Lookup(ctx context.Context, tenant string, keyHash []byte) (*Record, error) {
+	rec, err := scanRecord(s.pool.QueryRow(ctx,
+		`SELECT `+recordColumns+` FROM idempotency_keys WHERE tenant = $1 AND key_hash = $2`, tenant, keyHash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lookup: %w", err)
+	}
+	return rec, nil
+}
+
+// Finish stores a definitive result for the claim made under requestID and
+// notifies waiters, in one statement (the NOTIFY is delivered at commit). It
+// reports false when the key was already finished, by a takeover that asked
+// the gateway about the same request id; the caller then answers with the
+// stored result, which the gateway's idempotency makes the same decision.
+func (s *Store) Finish(ctx context.Context, tenant string, keyHash []byte, requestID string, res Result, now time.Time) (bool, error) {
+	state := StateFailed
+	if res.Succeeded() {
+		state = StateSucceeded
+	}
+	tag, err := s.pool.Exec(ctx, `
+		WITH done AS (
+			UPDATE idempotency_keys SET state = $4, response_status = $5, response_body = $6,
+				charge_id = NULLIF($7, ''), finished_at = $8, lease_owner = NULL
+			WHERE tenant = $1 AND key_hash = $2 AND request_id = $3 AND state IN ('in_progress', 'needs_recovery')
+			RETURNING tenant, key_hash)
+		SELECT pg_notify($9, tenant || '.' || encode(key_hash, 'hex')) FROM done`,
+		tenant, keyHash, requestID, state, int16(res.Status), res.Body, res.ChargeID, now, NotifyChannel)
+	if err != nil {
+		return false, fmt.Errorf("finish: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Release records an indeterminate attempt: the key stays claimed under the
+// same request id (never released for reuse, never failed) but moves to
+// needs_recovery with its lease expired, so the next retry or the sweeper
+// re-asks the gateway at once. Waiters are notified. Only the lease holder
+// releases.
+func (s *Store) Release(ctx context.Context, tenant string, keyHash []byte, requestID, owner string, now time.Time) error {
+	_, err := s.pool.Exec(ctx, `
+		WITH rel AS (
+			UPDATE idempotency_keys SET state = 'needs_recovery', lease_until = $5, lease_owner = NULL
+			WHERE tenant = $1 AND key_hash = $2 AND request_id = $3 AND lease_owner = $4
+				AND state IN ('in_progress', 'needs_recovery')
+			RETURNING tenant, key_hash)
+		SELECT pg_notify($6, tenant || '.' || encode(key_hash, 'hex')) FROM rel`,
+		tenant, keyHash, requestID, owner, now, NotifyChannel)
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	return nil
+}
+
+// TakeOver gives an unresolved key whose lease has expired to owner,
+// atomically (only one caller wins), and moves it to needs_recovery. It
+// returns the row as taken, or nil when the lease is live or the key is
+// resolved. The new owner must re-send the row's RequestID.
+func (s *Store) TakeOver(ctx context.Context, tenant string, keyHash []byte, owner string, now time.Time, lease time.Duration) (*Record, error) {
+	rec, err := scanRecord(s.pool.QueryRow(ctx, `
+		UPDATE idempotency_keys SET state = 'needs_recovery', lease_owner = $3, lease_until = $4, attempts = attempts + 1
+		WHERE tenant = $1 AND key_hash = $2 AND state IN ('in_progress', 'needs_recovery') AND lease_until <= $5
+		RETURNING `+recordColumns, tenant, keyHash, owner, now.Add(lease), now))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("take over: %w", err)
+	}
+	return rec, nil
+}
+
+// LeaseStale is the sweeper's takeover: it leases up to limit unresolved
+// rows whose lease expired and that are older than recoverAfter, skipping
+// rows another replica has locked (FOR UPDATE SKIP LOCKED), and moves them
+// to needs_recovery under owner.
+func (s *Store) LeaseStale(ctx context.Context, owner string, now time.Time, lease, recoverAfter time.Duration, limit int) ([]*Record, error) {
+	rows, err := s.pool.Query(ctx, `
+		UPDATE idempotency_keys k SET state = 'needs_recovery', lease_owner = $1, lease_until = $2,
+			attempts = k.attempts + 1
+		FROM (SELECT tenant, key_hash FROM idempotency_keys
+			WHERE state IN ('in_progress', 'needs_recovery') AND lease_until <= $3 AND created_at <= $4
+			ORDER BY lease_until LIMIT $5 FOR UPDATE SKIP LOCKED) v
+		WHERE k.tenant = v.tenant AND k.key_hash = v.key_hash
+		RETURNING `+qualified("k", recordColumns), owner, now.Add(lease), now, now.Add(-recoverAfter), limit)
+	if err != nil {
+		return nil, fmt.Errorf("lease stale: %w", err)
+	}
+	recs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Record, error) { return scanRecord(row) })
+	if err != nil {
+		return nil, fmt.Errorf("lease stale: %w", err)
+	}
+	return recs, nil
+}
+
+// Expire does one batch of expiry: finished rows past expires_at (the TTL)
+// are compacted in place into tombstones (key text and request fields
+// dropped; fingerprint, response and charge id kept, expires_at moved to
+// forget_at), and tombstones past forget_at are deleted. Unresolved rows
+// never expire: they are recovered first. Replicas share the work through
+// SKIP LOCKED.
+func (s *Store) Expire(ctx context.Context, now time.Time, limit int) (compacted, forgotten int64, err error) {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE idempotency_keys k SET idem_key = NULL, amount = NULL, currency = NULL, order_id = NULL,
+			description = NULL, lease_owner = NULL, compacted = true, expires_at = k.forget_at
+		FROM (SELECT tenant, key_hash FROM idempotency_keys
+			WHERE state IN ('succeeded', 'failed') AND expires_at <= $1 AND NOT compacted
+			ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) v
+		WHERE k.tenant = v.tenant AND k.key_hash = v.key_hash`, now, limit)
+	if err != nil {
+		return 0, 0, fmt.Errorf("expire: compact: %w", err)
+	}
+	compacted = tag.RowsAffected()
+	tag, err = s.pool.Exec(ctx, `
+		DELETE FROM idempotency_keys k
+		USING (SELECT tenant, key_hash FROM idempotency_keys
+			WHERE state IN ('succeeded', 'failed') AND expires_at <= $1 AND compacted
+			ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) v
+		WHERE k.tenant = v.tenant AND k.key_hash = v.key_hash`, now, limit)
+	if err != nil {
+		return compacted, 0, fmt.Errorf("expire: forget: %w", err)
+	}
+	return compacted, tag.RowsAffected(), nil
+}
+
+// qualified prefixes each column of a comma-separated list with alias.
+func qualified(alias, cols string) string {
+	out := make([]byte, 0, len(cols)*2)
+	start := true
+	for i := 0; i < len(cols); i++ {
+		c := cols[i]
+		if start && c != ' ' && c != '\t' && c != '\n' {
+			out = append(out, alias...)
+			out = append(out, '.')
+			start = false
+		}
+		out = append(out, c)
+		if c == ',' {
+			start = true
+		}
+	}
+	return string(out)
+}

@@ -1,0 +1,36 @@
+// Package reports writes what a certification run found, for the three
+// people who read it: a payments engineer in a browser, a CI job's test
+// tab, and a reviewer skimming a pull request. Every writer is a pure
+// function of a *Report (and the counterexample histories it carries), so
+// a report can be redrawn from report.json at any time and an interrupted
+// run still gets every file, marked incomplete.
+//
+// # Schema
+//
+// Report, FamilyResult, Check, Violation and Duration are the report.json
+// schema; SchemaVersion is its version. Check.Grade and Check.Failing are
+// how every writer grades a check; LevelName names a certification level.
+//
+// # Writing
+//
+//   - WriteAll writes the whole report directory and returns its Paths:
+//     report.json (JSONFile), junit.xml (JUnitFile), summary.md
+//     (MarkdownFile), index.html (HTMLFile) and history-<family>.json
+//     (HistoryFile) for each counterexample.
+//   - WriteJSON writes report.json.
+//   - WriteJUnit writes junit.xml: a <testsuite> per family, a <testcase>
+//     per check, FAILED as <failure>, UNKNOWN as <error>, not exercised as
+//     <skipped>.
+//   - WriteMarkdown writes summary.md for $GITHUB_STEP_SUMMARY or a PR
+//     comment.
+//   - WriteHTML writes index.html: self-contained, no network.
+//   - TimelineSVG draws one violation over its history as inline SVG; the
+//     HTML report embeds one per violation.
+//
+// # Reading
+//
+//   - ReadJSON decodes report.json, refusing an unknown schema version
+//     (ErrSchemaVersion).
+//   - ReadDir loads a report directory, histories included, so its HTML can
+//     be redrawn or shard reports merged.
+package reports
