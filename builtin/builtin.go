@@ -106,7 +106,7 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 	if m.Policy != nil {
 		pol = *m.Policy
 	}
-	args := append([]string{"--variant=" + m.Name, "--max-wait={{.MaxWait}}", "--lease=1s", "--sweep-interval=250ms", "--recovery-after=1s"}, m.Flags...)
+	args := append([]string{"--variant=" + m.Name, "--max-wait={{.MaxWait}}", "--lease=1s", "--gateway-timeout=800ms", "--sweep-interval=250ms", "--recovery-after=1s", "--log-format=text"}, m.Flags...)
 	t := &target.Target{
 		Name: m.Name, Description: m.Bug, Needs: []string{"postgres"},
 		Start: target.Start{Command: filepath.Join(binDir, "reference-server"), Args: args, Env: map[string]string{

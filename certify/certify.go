@@ -104,7 +104,8 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 	}
 	defer closeEnv()
 	runner := &scenarios.Runner{Env: env, Target: tg, Inject: Injector(env), Log: opts.Log, RunID: runID()}
-	share := opts.Budget / time.Duration(len(fams))
+	// The budget is wall time: what set-up took is not given again.
+	share := max((opts.Budget-time.Since(start))/time.Duration(len(fams)), time.Second)
 	var results []checker.Result
 	for i, fam := range fams {
 		if ctx.Err() != nil {

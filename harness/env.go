@@ -107,7 +107,7 @@ func Start(ctx context.Context, t *target.Target, opts Options) (env *Env, err e
 func newEnv(t *target.Target, opts Options) (*Env, error) {
 	tt := *t
 	if err := tt.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("target %q%w", t.Name, err) // a FieldError without a file reads ": field: message"
 	}
 	if opts.Replicas > 0 {
 		tt.Replicas = opts.Replicas

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -28,8 +29,9 @@ type replica struct {
 	grace   time.Duration
 	log     *slog.Logger
 
-	mu   sync.Mutex // serialises Kill, Pause, Resume, Restart, stop
-	proc *process   // nil before the first start
+	mu     sync.Mutex // serialises Kill, Pause, Resume, Restart, stop
+	proc   *process   // nil before the first start
+	closed bool       // set by stop: a Restart racing with Close must not relaunch
 }
 
 func (r *replica) command() *exec.Cmd {
@@ -41,6 +43,9 @@ func (r *replica) command() *exec.Cmd {
 // start launches the replica and waits for it to be ready. On failure the
 // process is stopped again, so nothing outlives a failed start.
 func (r *replica) start(ctx context.Context) error {
+	if r.closed {
+		return ErrClosed
+	}
 	p, err := launch(r.command(), r.logPath)
 	if err != nil {
 		return fmt.Errorf("replica %d: %w", r.idx, err)
@@ -65,7 +70,7 @@ func (r *replica) watch(p *process) {
 // its client link, so a fault on that link cannot fail a restart) until it
 // answers 2xx, the process exits, ready.Timeout passes or ctx ends.
 func (r *replica) waitReady(ctx context.Context, p *process) error {
-	ctx, cancel := context.WithTimeout(ctx, r.ready.Timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, r.ready.Timeout, ErrNotReady)
 	defer cancel()
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	url := "http://" + r.addr + r.ready.Path
@@ -84,10 +89,19 @@ func (r *replica) waitReady(ctx context.Context, p *process) error {
 		case <-p.exited:
 			return r.notReady("exited during start-up ("+p.exitStatus()+")", nil)
 		case <-ctx.Done():
-			return r.notReady("not ready after "+r.ready.Timeout.String(), last)
+			return r.startAborted(ctx, last)
 		case <-tick.C:
 		}
 	}
+}
+
+// startAborted tells the ready timeout (ErrNotReady) from the caller giving
+// up (a signal, the CLI's own deadline), which is not the server's fault.
+func (r *replica) startAborted(ctx context.Context, last error) error {
+	if cause := context.Cause(ctx); !errors.Is(cause, ErrNotReady) {
+		return fmt.Errorf("replica %d: start-up abandoned: %w", r.idx, cause)
+	}
+	return r.notReady("not ready after "+r.ready.Timeout.String(), last)
 }
 
 func probe(ctx context.Context, c *http.Client, url string) error {
@@ -173,6 +187,7 @@ func (r *replica) restart(ctx context.Context) error {
 func (r *replica) stop() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closed = true
 	if r.proc == nil {
 		return nil
 	}
@@ -216,4 +231,3 @@ func logTail(path string, n int) string {
 	}
 	return strings.Join(lines, " | ")
 }
-

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
@@ -16,10 +17,16 @@ import (
 // harness, and a Go program that dies of SIGINT runs no defers, so without
 // this the children would outlive it.
 //
-// While the teardown runs, further signals are absorbed, so a second
-// Ctrl-C cannot interrupt it half way. stop cancels the context, waits for
-// a teardown that is under way, and restores default signal handling.
+// It stays armed until stop is called, whatever happens to ctx; while the
+// teardown runs, further signals are absorbed, so a second Ctrl-C cannot
+// interrupt it half way. stop disarms it, waits for a teardown under way
+// and restores default signal handling.
 //
+// Start itself should run under signal.NotifyContext: a signal during
+// start-up then cancels Start, which tears down what it had started.
+//
+//	ctx, stopStart := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+//	defer stopStart()
 //	env, err := harness.Start(ctx, t, opts)
 //	if err != nil { ... }
 //	defer env.Close()
@@ -29,7 +36,7 @@ func CloseOnSignal(ctx context.Context, e *Env) (context.Context, context.Cancel
 	ctx, cancel := context.WithCancelCause(ctx)
 	sigc := make(chan os.Signal, 2)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
+	disarm, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		select {
@@ -37,13 +44,15 @@ func CloseOnSignal(ctx context.Context, e *Env) (context.Context, context.Cancel
 			e.log.Warn("signal received: tearing the environment down", "signal", sig)
 			cancel(fmt.Errorf("%w: %v", ErrInterrupted, sig))
 			e.Close()
-		case <-ctx.Done():
+		case <-disarm:
 		}
 	}()
+	var once sync.Once
 	stop := func() {
-		cancel(context.Canceled)
+		once.Do(func() { close(disarm) })
 		<-done
 		signal.Stop(sigc)
+		cancel(context.Canceled)
 	}
 	return ctx, stop
 }

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -34,19 +36,24 @@ type helperReport struct {
 // runHelper is the helper process's main: it mirrors what the CLI does
 // (Start, defer Close, CloseOnSignal) and exits 130 when interrupted.
 func runHelper() int {
+	if os.Getenv(helperEnv) == "start" {
+		return runStartHelper()
+	}
 	tgt := &target.Target{
 		Name:   "testserver",
 		Start:  target.Start{Command: os.Getenv(helperBinEnv), Env: map[string]string{"TESTSERVER_CHILD": "1"}},
 		Needs:  []string{"postgres"},
 		Policy: target.Policy{TTL: time.Hour},
 	}
-	env, err := harness.Start(context.Background(), tgt, harness.Options{Logger: harnesstest.Logger()})
+	ctx, stopStart := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopStart()
+	env, err := harness.Start(ctx, tgt, harness.Options{Logger: harnesstest.Logger()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
 	defer env.Close()
-	ctx, stop := harness.CloseOnSignal(context.Background(), env)
+	ctx, stop := harness.CloseOnSignal(ctx, env)
 	defer stop()
 	if err := report(env); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -128,4 +135,111 @@ func waitExit(t *testing.T, cmd *exec.Cmd, want int) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("helper did not exit within 30s of the signal")
 	}
+}
+
+// runStartHelper is a CLI interrupted during start-up: its Start runs under
+// a signal.NotifyContext and a replica that never becomes ready.
+func runStartHelper() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tgt := &target.Target{
+		Name:   "testserver",
+		Start:  target.Start{Command: os.Getenv(helperBinEnv), Env: map[string]string{"TESTSERVER_NOT_READY": "1", "TESTSERVER_CHILD": "1"}},
+		Needs:  []string{"postgres"},
+		Ready:  target.Ready{Timeout: time.Minute},
+		Policy: target.Policy{TTL: time.Hour},
+	}
+	env, err := harness.Start(ctx, tgt, harness.Options{Logger: harnesstest.Logger()})
+	if err == nil {
+		env.Close()
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "helper:", err)
+	if ctx.Err() != nil {
+		return 130
+	}
+	return 3
+}
+
+// TestStart_SIGINTDuringStartUpLeavesNothingBehind interrupts a helper
+// while its replicas are still being ready-checked: Start must notice the
+// cancelled context and tear down PostgreSQL, the replicas and their
+// children, and every temporary directory.
+func TestStart_SIGINTDuringStartUpLeavesNothingBehind(t *testing.T) {
+	tmp, err := os.MkdirTemp("", "idemcheck-sigtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	os.Chmod(tmp, 0o755) // PostgreSQL runs as its own user when we are root
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=start", helperBinEnv+"="+harnesstest.TestServer(t), "TMPDIR="+tmp)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var kids []int
+	if !harnesstest.WaitUntil(60*time.Second, func() bool {
+		kids = descendants(cmd.Process.Pid)
+		return countComm(kids, "testserver") >= 4 && countComm(kids, "postgres") >= 1 // 2 replicas + their children
+	}) {
+		t.Fatalf("helper never got as far as starting replicas: %v", kids)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, cmd, 130)
+	resourcesGone(t, harness.Resources{}, kids...)
+	assertEmptyDir(t, tmp)
+}
+
+// descendants lists the processes below pid, from /proc.
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		var p int
+		if _, err := fmt.Sscan(e.Name(), &p); err != nil {
+			continue
+		}
+		if pp := ppid(p); pp > 0 {
+			children[pp] = append(children[pp], p)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		next := children[queue[0]]
+		queue = append(queue[1:], next...)
+		out = append(out, next...)
+	}
+	return out
+}
+
+func ppid(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	var state string
+	var pp int
+	if i < 0 {
+		return 0
+	}
+	fmt.Sscan(s[i+1:], &state, &pp)
+	return pp
+}
+
+func countComm(pids []int, comm string) int {
+	n := 0
+	for _, p := range pids {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p))
+		if strings.TrimSpace(string(b)) == comm {
+			n++
+		}
+	}
+	return n
 }

@@ -72,7 +72,7 @@ func BenchmarkReference(b *testing.B) {
 			c := reference.Claim{Tenant: tenant, KeyHash: reference.KeyHash(key), Key: key, Fingerprint: fp,
 				RequestID: "req_" + key, Params: params, Owner: "bench", Now: time.Now(), Lease: time.Minute,
 				TTL: time.Hour, Forget: time.Hour}
-			if ok, err := store.Claim(ctx, c); !ok || err != nil {
+			if ok, _, err := store.Claim(ctx, c); !ok || err != nil {
 				b.Fatalf("claim: %v %v", ok, err)
 			}
 			if ok, err := store.Finish(ctx, tenant, c.KeyHash, c.RequestID, res, time.Now()); !ok || err != nil {

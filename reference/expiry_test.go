@@ -113,7 +113,7 @@ func TestSweeper_ResolvesCrashedKeys(t *testing.T) {
 			Fingerprint: reference.Fingerprint("POST", "/v1/charges", canonical), RequestID: "req_" + key,
 			Params: params, Owner: "replica_that_crashed", Now: clock.Now(), Lease: 30 * time.Second,
 			TTL: 24 * time.Hour, Forget: 30 * 24 * time.Hour}
-		if ok, err := store.Claim(ctx, claim); !ok || err != nil {
+		if ok, _, err := store.Claim(ctx, claim); !ok || err != nil {
 			t.Fatalf("claim: %v %v", ok, err)
 		}
 		if sent { // the owner reached the gateway, then died before storing the answer

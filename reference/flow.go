@@ -83,7 +83,7 @@ func (s *Server) charge(ctx context.Context, req *ChargeRequest) answer {
 	// From the claim on, the work is not the client's to cancel: a claim
 	// committed under a hang-up would otherwise wait for recovery.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
-	ok, err := s.store.Claim(cctx, claim)
+	ok, existing, err := s.store.Claim(cctx, claim)
 	cancel()
 	if err != nil {
 		return s.unavailable(err)
@@ -92,7 +92,7 @@ func (s *Server) charge(ctx context.Context, req *ChargeRequest) answer {
 		s.m.Claims.Inc()
 		return s.attempt(ctx, claimJob(claim)).answer
 	}
-	return s.await(ctx, req)
+	return s.await(ctx, req, existing)
 }
 
 func (s *Server) newClaim(req *ChargeRequest) Claim {
@@ -111,9 +111,15 @@ func (s *Server) forgotten(rec *Record) bool { return rec.Terminal() && !s.now()
 // await handles a key that already exists: replay its result, refuse a
 // different request, take over an abandoned claim, or wait for the owner,
 // woken by the hub, up to MaxWait.
-func (s *Server) await(ctx context.Context, req *ChargeRequest) answer {
-	sub := s.hub.Subscribe(req.Tenant, req.KeyHash) // before the first read: no wake-up is missed
-	defer sub.Close()
+//
+// rec is the row as the claim saw it, or nil to read it first.
+func (s *Server) await(ctx context.Context, req *ChargeRequest, rec *Record) answer {
+	var sub *Subscription
+	defer func() {
+		if sub != nil {
+			sub.Close()
+		}
+	}()
 	deadline := time.Now().Add(s.cfg.MaxWait)
 	var waitStart time.Time
 	defer func() {
@@ -122,15 +128,18 @@ func (s *Server) await(ctx context.Context, req *ChargeRequest) answer {
 		}
 	}()
 	for range maxLoops {
-		rec, err := s.store.Lookup(ctx, req.Tenant, req.KeyHash)
-		if errors.Is(err, ErrNotFound) { // forgotten and deleted since our claim conflicted
-			if a, done := s.claimAgain(ctx, req, s.store.Claim); done {
-				return a
+		if rec == nil {
+			var err error
+			rec, err = s.store.Lookup(ctx, req.Tenant, req.KeyHash)
+			if errors.Is(err, ErrNotFound) { // forgotten and deleted since our claim conflicted
+				if a, done := s.claimAgain(ctx, req, s.claimOnly); done {
+					return a
+				}
+				continue
 			}
-			continue
-		}
-		if err != nil {
-			return s.unavailable(err)
+			if err != nil {
+				return s.unavailable(err)
+			}
 		}
 		now := s.now()
 		switch {
@@ -138,6 +147,7 @@ func (s *Server) await(ctx context.Context, req *ChargeRequest) answer {
 			if a, done := s.claimAgain(ctx, req, s.store.Reclaim); done {
 				return a
 			}
+			rec = nil
 			continue
 		case !bytes.Equal(rec.Fingerprint, req.Fingerprint):
 			return s.mismatch()
@@ -152,9 +162,23 @@ func (s *Server) await(ctx context.Context, req *ChargeRequest) answer {
 			if taken != nil {
 				return s.recoverKey(ctx, taken, "retry").answer
 			}
+			rec = nil
 			continue
 		}
 		remaining := time.Until(deadline)
+		if remaining > 0 && sub == nil {
+			// Subscribe, then register as a waiter so the owner notifies:
+			// any finish after the registration reaches the subscription.
+			// The row as registered is judged afresh; nil (resolved
+			// meanwhile) is read again.
+			sub = s.hub.Subscribe(req.Tenant, req.KeyHash)
+			registered, err := s.store.Register(ctx, req.Tenant, req.KeyHash)
+			if err != nil {
+				return s.unavailable(err)
+			}
+			rec = registered
+			continue
+		}
 		if remaining <= 0 {
 			s.m.Conflicts.Inc()
 			return answer{problem: Problem{Status: http.StatusConflict, Title: "Request in progress",
@@ -167,8 +191,15 @@ func (s *Server) await(ctx context.Context, req *ChargeRequest) answer {
 		if err := waitFor(ctx, sub, min(remaining, rec.LeaseUntil.Sub(now))); err != nil {
 			return answer{problem: Problem{Status: http.StatusServiceUnavailable, Detail: "client went away", RetryAfter: retryAfter}}
 		}
+		rec = nil
 	}
 	return s.unavailable(errors.New("key changed state too often"))
+}
+
+// claimOnly is Store.Claim without the row it may return.
+func (s *Server) claimOnly(ctx context.Context, c Claim) (bool, error) {
+	ok, _, err := s.store.Claim(ctx, c)
+	return ok, err
 }
 
 // claimAgain claims a key that vanished or was forgotten while we looked.

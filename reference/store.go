@@ -86,28 +86,47 @@ const recordColumns = `tenant, key_hash, idem_key, fingerprint, state, request_i
 	description, lease_owner, lease_until, attempts, response_status, response_body, charge_id,
 	created_at, expires_at, forget_at, compacted`
 
+// recordScan receives a row's columns, all nullable, so one scan serves
+// both a row and the all-NULL side of an outer join.
+type recordScan struct {
+	tenant, key, state, requestID, currency, orderID, desc, owner, charge *string
+	keyHash, fingerprint, body                                              []byte
+	amount                                                                  *int64
+	leaseUntil, createdAt, expiresAt, forgetAt                              *time.Time
+	attempts                                                                *int32
+	status                                                                  *int16
+	compacted                                                               *bool
+}
+
+func (r *recordScan) dest() []any {
+	return []any{&r.tenant, &r.keyHash, &r.key, &r.fingerprint, &r.state, &r.requestID, &r.amount, &r.currency,
+		&r.orderID, &r.desc, &r.owner, &r.leaseUntil, &r.attempts, &r.status, &r.body, &r.charge,
+		&r.createdAt, &r.expiresAt, &r.forgetAt, &r.compacted}
+}
+
+// record returns the scanned row, or nil for an all-NULL outer-join side.
+func (r *recordScan) record() *Record {
+	if r.tenant == nil {
+		return nil
+	}
+	rec := &Record{
+		Tenant: *r.tenant, KeyHash: r.keyHash, Key: deref(r.key), Fingerprint: r.fingerprint, State: deref(r.state),
+		RequestID: deref(r.requestID), LeaseOwner: deref(r.owner), LeaseUntil: deref(r.leaseUntil),
+		Attempts: int(deref(r.attempts)), CreatedAt: deref(r.createdAt), ExpiresAt: deref(r.expiresAt),
+		ForgetAt: deref(r.forgetAt), Compacted: deref(r.compacted),
+		Params: ChargeParams{Amount: deref(r.amount), Currency: deref(r.currency), OrderID: deref(r.orderID),
+			Description: deref(r.desc)},
+		Result: Result{Status: int(deref(r.status)), Body: r.body, ChargeID: deref(r.charge)},
+	}
+	return rec
+}
+
 func scanRecord(row pgx.Row) (*Record, error) {
-	var (
-		r                                           Record
-		key, currency, orderID, desc, owner, charge *string
-		amount                                      *int64
-		status                                      *int16
-	)
-	err := row.Scan(&r.Tenant, &r.KeyHash, &key, &r.Fingerprint, &r.State, &r.RequestID, &amount, &currency,
-		&orderID, &desc, &owner, &r.LeaseUntil, &r.Attempts, &status, &r.Result.Body, &charge,
-		&r.CreatedAt, &r.ExpiresAt, &r.ForgetAt, &r.Compacted)
-	if err != nil {
+	var rs recordScan
+	if err := row.Scan(rs.dest()...); err != nil {
 		return nil, err
 	}
-	r.Key, r.LeaseOwner, r.Result.ChargeID = deref(key), deref(owner), deref(charge)
-	r.Params = ChargeParams{Currency: deref(currency), OrderID: deref(orderID), Description: deref(desc)}
-	if amount != nil {
-		r.Params.Amount = *amount
-	}
-	if status != nil {
-		r.Result.Status = int(*status)
-	}
-	return &r, nil
+	return rs.record(), nil
 }
 
 func deref[T any](p *T) T {
@@ -120,24 +139,30 @@ func deref[T any](p *T) T {
 
 // Claim inserts the row for a new key, atomically: INSERT … ON CONFLICT DO
 // NOTHING on (tenant, key hash). It reports whether this call created the
-// row; false means the key already exists (look it up).
-func (s *Store) Claim(ctx context.Context, c Claim) (bool, error) {
-	forget := c.Forget
-	if forget < c.TTL {
-		forget = c.TTL
-	}
-	tag, err := s.pool.Exec(ctx, `
-		INSERT INTO idempotency_keys (tenant, key_hash, idem_key, fingerprint, state, request_id,
-			amount, currency, order_id, description, lease_owner, lease_until, created_at, expires_at, forget_at)
-		VALUES ($1, $2, $3, $4, 'in_progress', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-		ON CONFLICT (tenant, key_hash) DO NOTHING`,
+// row. When it did not, the same statement also returns the existing row if
+// it was committed before the statement began (a replay costs one round
+// trip); existing is nil when the conflicting row committed during the
+// statement, and the caller looks it up.
+func (s *Store) Claim(ctx context.Context, c Claim) (claimed bool, existing *Record, err error) {
+	var rs recordScan
+	err = s.pool.QueryRow(ctx, `
+		WITH ins AS (
+			INSERT INTO idempotency_keys (tenant, key_hash, idem_key, fingerprint, state, request_id,
+				amount, currency, order_id, description, lease_owner, lease_until, created_at, expires_at, forget_at)
+			VALUES ($1, $2, $3, $4, 'in_progress', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+			ON CONFLICT (tenant, key_hash) DO NOTHING
+			RETURNING 1)
+		SELECT EXISTS (SELECT 1 FROM ins), `+qualified("k", recordColumns)+`
+		FROM (SELECT) one LEFT JOIN idempotency_keys k
+			ON k.tenant = $1 AND k.key_hash = $2 AND NOT EXISTS (SELECT 1 FROM ins)`,
 		c.Tenant, c.KeyHash, c.Key, c.Fingerprint, c.RequestID,
 		c.Params.Amount, c.Params.Currency, c.Params.OrderID, c.Params.Description,
-		c.Owner, c.Now.Add(c.Lease), c.Now, c.Now.Add(c.TTL), c.Now.Add(forget))
+		c.Owner, c.Now.Add(c.Lease), c.Now, c.Now.Add(c.TTL), c.Now.Add(max(c.Forget, c.TTL))).
+		Scan(append([]any{&claimed}, rs.dest()...)...)
 	if err != nil {
-		return false, fmt.Errorf("claim: %w", err)
+		return false, nil, fmt.Errorf("claim: %w", err)
 	}
-	return tag.RowsAffected() == 1, nil
+	return claimed, rs.record(), nil
 }
 
 // Reclaim turns a forgotten key (finished, past forget_at, not yet deleted
@@ -147,7 +172,7 @@ func (s *Store) Reclaim(ctx context.Context, c Claim) (bool, error) {
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE idempotency_keys SET idem_key = $3, fingerprint = $4, state = 'in_progress', request_id = $5,
 			amount = $6, currency = $7, order_id = $8, description = $9, lease_owner = $10, lease_until = $11,
-			attempts = 1, response_status = NULL, response_body = NULL, charge_id = NULL,
+			attempts = 1, waiters = 0, response_status = NULL, response_body = NULL, charge_id = NULL,
 			created_at = $12, finished_at = NULL, expires_at = $13, forget_at = $14, compacted = false
 		WHERE tenant = $1 AND key_hash = $2 AND state IN ('succeeded', 'failed') AND forget_at <= $12`,
 		c.Tenant, c.KeyHash, c.Key, c.Fingerprint, c.RequestID,
@@ -173,7 +198,8 @@ func (s *Store) Lookup(ctx context.Context, tenant string, keyHash []byte) (*Rec
 }
 
 // Finish stores a definitive result for the claim made under requestID and
-// notifies waiters, in one statement (the NOTIFY is delivered at commit). It
+// notifies waiters if any registered, in one statement (the NOTIFY is
+// delivered at commit). It
 // reports false when the key was already finished, by a takeover that asked
 // the gateway about the same request id; the caller then answers with the
 // stored result, which the gateway's idempotency makes the same decision.
@@ -187,8 +213,8 @@ func (s *Store) Finish(ctx context.Context, tenant string, keyHash []byte, reque
 			UPDATE idempotency_keys SET state = $4, response_status = $5, response_body = $6,
 				charge_id = NULLIF($7, ''), finished_at = $8, lease_owner = NULL
 			WHERE tenant = $1 AND key_hash = $2 AND request_id = $3 AND state IN ('in_progress', 'needs_recovery')
-			RETURNING tenant, key_hash)
-		SELECT pg_notify($9, tenant || '.' || encode(key_hash, 'hex')) FROM done`,
+			RETURNING tenant, key_hash, waiters)
+		SELECT CASE WHEN waiters > 0 THEN pg_notify($9, tenant || '.' || encode(key_hash, 'hex')) END FROM done`,
 		tenant, keyHash, requestID, state, int16(res.Status), res.Body, res.ChargeID, now, NotifyChannel)
 	if err != nil {
 		return false, fmt.Errorf("finish: %w", err)
@@ -207,13 +233,33 @@ func (s *Store) Release(ctx context.Context, tenant string, keyHash []byte, requ
 			UPDATE idempotency_keys SET state = 'needs_recovery', lease_until = $5, lease_owner = NULL
 			WHERE tenant = $1 AND key_hash = $2 AND request_id = $3 AND lease_owner = $4
 				AND state IN ('in_progress', 'needs_recovery')
-			RETURNING tenant, key_hash)
-		SELECT pg_notify($6, tenant || '.' || encode(key_hash, 'hex')) FROM rel`,
+			RETURNING tenant, key_hash, waiters)
+		SELECT CASE WHEN waiters > 0 THEN pg_notify($6, tenant || '.' || encode(key_hash, 'hex')) END FROM rel`,
 		tenant, keyHash, requestID, owner, now, NotifyChannel)
 	if err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
 	return nil
+}
+
+// Register records a waiter on an unresolved key, so that finishing or
+// releasing it will NOTIFY; it returns the row as registered, or nil when
+// the key is no longer unresolved (read it again). A waiter must Subscribe
+// to the hub before registering: the row lock orders Register against
+// Finish, so either Finish sees the waiter and notifies after Register, or
+// Register sees the key resolved.
+func (s *Store) Register(ctx context.Context, tenant string, keyHash []byte) (*Record, error) {
+	rec, err := scanRecord(s.pool.QueryRow(ctx, `
+		UPDATE idempotency_keys SET waiters = waiters + 1
+		WHERE tenant = $1 AND key_hash = $2 AND state IN ('in_progress', 'needs_recovery')
+		RETURNING `+recordColumns, tenant, keyHash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("register waiter: %w", err)
+	}
+	return rec, nil
 }
 
 // TakeOver gives an unresolved key whose lease has expired to owner,

@@ -96,11 +96,17 @@ func sampleReport() *reports.Report {
 // is charged again (ch_3). Ops 0 and 4 are other keys.
 func crashHistory() *history.History {
 	op := func(id, client, replica int, key, order, purpose string, inv, done time.Duration, out history.Outcome, status int, ch string) history.Op {
-		return history.Op{ID: id, Client: client, Replica: replica, Tenant: "tenant_a", Key: key, KeyHeader: key, Order: order,
+		o := history.Op{ID: id, Client: client, Replica: replica, Tenant: "tenant_a", Key: key, KeyHeader: key, Order: order,
 			Amount: 1250, Currency: "usd", Purpose: purpose, Invoke: inv, Complete: done, Outcome: out, Status: status, ChargeID: ch}
+		if out == history.OK {
+			o.RespAmount, o.RespCurrency, o.RespOrder, o.RespStatus = o.Amount, o.Currency, o.Order, "succeeded"
+			o.Replayed = purpose == "retry" && id == 3
+		}
+		return o
 	}
 	return &history.History{
 		Version: history.Version, Target: "release-on-error", Family: "crash-window", Seed: 34359738375, Replicas: 2,
+		Policy: history.Policy{TTL: 24 * time.Hour, RetryWindow: time.Hour, RecoveryWindow: 2 * time.Second, MaxWait: time.Second},
 		Ops: []history.Op{
 			op(0, 0, 0, "k_c0", "ord_c0", "first", 0, 120*ms, history.OK, 201, "ch_1"),
 			op(1, 1, 0, "k_c1", "ord_c1", "first", 150*ms, 650*ms, history.Info, 502, ""),
@@ -132,7 +138,8 @@ func reuseHistory() *history.History {
 		Version: history.Version, Target: "release-on-error", Family: "key-reuse", Seed: 30064771081, Replicas: 2,
 		Ops: []history.Op{
 			{ID: 0, Client: 0, Replica: 0, Tenant: "tenant_b", Key: "k_r1", KeyHeader: "k_r1", Order: "ord_r1", Amount: 500, Currency: "eur",
-				Purpose: "first", Invoke: 0, Complete: 90 * ms, Outcome: history.OK, Status: 201, ChargeID: "ch_r1"},
+				Purpose: "first", Invoke: 0, Complete: 90 * ms, Outcome: history.OK, Status: 201, ChargeID: "ch_r1",
+				RespAmount: 500, RespCurrency: "eur", RespOrder: "ord_r1", RespStatus: "succeeded"},
 			{ID: 1, Client: 0, Replica: 1, Tenant: "tenant_b", Key: "k_r1", KeyHeader: `"k_r1"`, Order: "ord_r2", Amount: 700, Currency: "eur",
 				Purpose: "mutated:amount", Invoke: 120 * ms, Complete: 150 * ms, Outcome: history.Fail, Status: 400},
 		},

@@ -116,7 +116,9 @@ func TestHTML_ViolationTimeline(t *testing.T) {
 	if byID(svg, "timeline-crash-window-1-op-0") != nil {
 		t.Error("op 0 (another key) drawn on the M1 timeline")
 	}
-	rows := find(doc, func(n *html.Node) bool { return n.Data == "tr" && strings.HasPrefix(attr(n, "id"), "timeline-crash-window-1-row-") })
+	rows := find(doc, func(n *html.Node) bool {
+		return n.Data == "tr" && strings.HasPrefix(attr(n, "id"), "timeline-crash-window-1-row-")
+	})
 	var violating []string
 	for _, r := range rows {
 		if hasClass(r, "violating") {

@@ -115,7 +115,11 @@ type tlText struct {
 // classes (op ok violating) so that a browser test can find them. Only the
 // ops of v's key and order are drawn, at most 200 of them. The output is
 // produced by html/template, so every string from the history is escaped.
+// A nil history draws as an empty one.
 func TimelineSVG(id string, h *history.History, v checker.Violation) (template.HTML, error) {
+	if h == nil {
+		h = &history.History{}
+	}
 	return renderTimeline(buildTimeline(id, selectEvents(h, v), v))
 }
 

@@ -122,7 +122,8 @@ func Search(ctx context.Context, p *Property, seed, stride uint64, budget, shrin
 	if stride == 0 {
 		stride = 1
 	}
-	for s := seed; time.Now().Before(deadline) && ctx.Err() == nil; s += stride {
+	start := time.Now()
+	for s := seed; ctx.Err() == nil && !overBudget(start, deadline, seedsRun); s += stride {
 		if err := flag.Set("rapid.seed", strconv.FormatUint(s, 10)); err != nil {
 			return seedsRun, 0, err
 		}
@@ -137,6 +138,18 @@ func Search(ctx context.Context, p *Property, seed, stride uint64, budget, shrin
 }
 
 var searchMu sync.Mutex
+
+// overBudget says whether another example would likely overrun the
+// budget: examples of slow families (recovery windows, late retries) take
+// seconds, and a budget is a promise about wall time.
+func overBudget(start, deadline time.Time, done int) bool {
+	left := time.Until(deadline)
+	if done == 0 || left <= 0 {
+		return left <= 0
+	}
+	avg := time.Since(start) / time.Duration(done)
+	return left < avg*3/4
+}
 
 // initFlags makes rapid usable outside `go test`: rapid asks
 // testing.Short, which needs the testing flags registered and parsed.

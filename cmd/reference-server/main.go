@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/idemcheck/idemcheck/reference"
+	"github.com/idemcheck/idemcheck/reference/zoo"
 )
 
 func main() {
@@ -50,6 +51,7 @@ var errUsage = errors.New("usage")
 // options is the parsed configuration.
 type options struct {
 	listen, databaseURL, gatewayURL, gatewayAPIKey, logLevel, logFormat string
+	variant                                                             zoo.Variant
 
 	ttl, tombstoneTTL, maxWait, lease, sweepInterval, recoveryAfter, gatewayTimeout, startTimeout time.Duration
 }
@@ -103,6 +105,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.gatewayAPIKey, "gateway-api-key", env("GATEWAY_API_KEY", ""), "the server's secret key at the gateway (env GATEWAY_API_KEY)")
 	fs.StringVar(&o.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
 	fs.StringVar(&o.logFormat, "log-format", env("LOG_FORMAT", "json"), "json or text (env LOG_FORMAT)")
+	variant := fs.String("variant", env("VARIANT", "reference"), "the server to run: reference, or a broken zoo variant for self-validation (env VARIANT)")
 	var envErr error
 	for _, d := range durations {
 		*d.p = d.def
@@ -121,6 +124,10 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if envErr != nil {
 		return o, envErr
+	}
+	var err error
+	if o.variant, err = zoo.Lookup(*variant); err != nil {
+		return o, fmt.Errorf("%w: --variant: %v", errUsage, err)
 	}
 	var missing []string
 	for _, req := range [][2]string{{"DATABASE_URL", o.databaseURL}, {"GATEWAY_URL", o.gatewayURL}, {"GATEWAY_API_KEY", o.gatewayAPIKey}} {
@@ -163,7 +170,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	srv, err := reference.New(reference.Config{
+	srv, err := o.variant.New(reference.Config{
 		Pool:          pool,
 		Gateway:       reference.NewGateway(o.gatewayURL, o.gatewayAPIKey, o.gatewayTimeout),
 		TTL:           o.ttl,
@@ -221,7 +228,7 @@ func openDatabase(ctx context.Context, o options, log *slog.Logger) (*pgxpool.Po
 // serve listens, announces readiness, and on ctx's end shuts down in order:
 // stop accepting and finish in-flight requests (their waiters still need the
 // listener), then stop the listener and sweeper.
-func serve(ctx context.Context, o options, srv *reference.Server, log *slog.Logger, stdout io.Writer) error {
+func serve(ctx context.Context, o options, srv zoo.Server, log *slog.Logger, stdout io.Writer) error {
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -241,7 +248,7 @@ func serve(ctx context.Context, o options, srv *reference.Server, log *slog.Logg
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 	fmt.Fprintf(stdout, "reference-server listening on http://%s\n", ln.Addr())
-	log.Info("listening", "addr", ln.Addr().String())
+	log.Info("listening", "addr", ln.Addr().String(), "variant", o.variant.Name)
 
 	select {
 	case err = <-serveErr:

@@ -9,6 +9,10 @@
 -- into a tombstone (key text and request fields dropped; fingerprint,
 -- response and charge id kept); after forget_at it is deleted and the key
 -- may be used again.
+--
+-- waiters counts duplicates that registered to wait on an unresolved key:
+-- finishing or releasing a key NOTIFYs only when someone waits, so the
+-- common path (no duplicate in flight) pays for no notification.
 CREATE TABLE idempotency_keys (
     tenant          text        NOT NULL,
     key_hash        bytea       NOT NULL,
@@ -23,6 +27,7 @@ CREATE TABLE idempotency_keys (
     lease_owner     text,
     lease_until     timestamptz NOT NULL,
     attempts        integer     NOT NULL DEFAULT 1,
+    waiters         integer     NOT NULL DEFAULT 0,
     response_status smallint,
     response_body   bytea,
     charge_id       text,
