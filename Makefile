@@ -3,7 +3,7 @@ GO       ?= go
 PKGS     ?= ./...
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 
-.PHONY: all build demo test fmt-check vet race bench soak clean
+.PHONY: all build demo test fmt-check vet race bench soak regression images clean
 
 all: build
 
@@ -27,6 +27,19 @@ race:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./gateway-sim/ ./reference/ ./checker/
+
+# The nightly soak: the reference through the mixed family; must find nothing.
+SOAK ?= 5m
+soak: build
+	./bin/idemcheck run mixed --target reference --budget $(SOAK) --report-dir idemcheck-report/soak
+
+# Replay the incident regression table against the targets that have the bugs.
+regression: build
+	@for f in scenarios/incidents/*.yaml; do ./bin/idemcheck replay $$f || true; done
+
+# Container images for `certify --docker`, built locally (nothing is pulled).
+images:
+	bash images/build.sh
 
 clean:
 	rm -rf bin

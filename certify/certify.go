@@ -44,7 +44,33 @@ type Options struct {
 	DatabaseURL  string
 	Log          *slog.Logger
 	Progress     func(Progress)
-	Env          *harness.Env // reuse a running environment instead of starting one
+	Env          Env // reuse a running environment instead of starting one
+	// Launch starts the environment; default StartProcesses. Container
+	// mode passes its own.
+	Launch Launcher
+}
+
+// Env is an environment certify can run families in: replicas as
+// processes (harness.Env) or as containers, with toxiproxy on every link.
+type Env interface {
+	scenarios.Env
+	AddToxic(l harness.Link, t harness.Toxic) error
+	RemoveToxic(ctx context.Context, l harness.Link, name string) error
+	SetLinkEnabled(l harness.Link, enabled bool) error
+	Close() error
+}
+
+// Launcher starts an environment for a target.
+type Launcher func(ctx context.Context, tg *target.Target, opts Options) (Env, error)
+
+// StartProcesses runs the target's replicas as child processes next to an
+// in-process gateway simulator and toxiproxy.
+func StartProcesses(ctx context.Context, tg *target.Target, opts Options) (Env, error) {
+	env, err := harness.Start(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas})
+	if err != nil {
+		return nil, err
+	}
+	return env, nil
 }
 
 // Progress is reported after every example, for progress bars.
@@ -136,11 +162,15 @@ func families(names []string) ([]scenarios.Family, error) {
 	return fams, nil
 }
 
-func environment(ctx context.Context, tg *target.Target, opts Options) (*harness.Env, func(), error) {
+func environment(ctx context.Context, tg *target.Target, opts Options) (Env, func(), error) {
 	if opts.Env != nil {
 		return opts.Env, func() {}, nil
 	}
-	env, err := harness.Start(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas})
+	launch := opts.Launch
+	if launch == nil {
+		launch = StartProcesses
+	}
+	env, err := launch(ctx, tg, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
 	}

@@ -15,11 +15,11 @@ import (
 
 // Injector adapts an environment to the runner's fault steps: toxics and
 // "down" on toxiproxy links, and gateway faults on the simulator.
-func Injector(env *harness.Env) scenarios.Injector {
+func Injector(env Env) scenarios.Injector {
 	var seq atomic.Int64
 	return func(ctx context.Context, f scenarios.Fault, order string) (func(context.Context) error, error) {
 		if kind, ok := strings.CutPrefix(f.Kind, "gateway:"); ok {
-			return injectGateway(env.Gateway(), kind, f, order)
+			return injectGateway(env.GatewayController(), kind, f, order)
 		}
 		link, err := harness.ParseLink(f.Link)
 		if err != nil {
@@ -97,7 +97,7 @@ func orDefault(v, d string) string {
 
 // injectGateway adds a fault to the simulator, matched by order when the
 // scenario names one.
-func injectGateway(sim *gatewaysim.Sim, kind string, f scenarios.Fault, order string) (func(context.Context) error, error) {
+func injectGateway(sim gatewaysim.Controller, kind string, f scenarios.Fault, order string) (func(context.Context) error, error) {
 	gf := gatewaysim.Fault{Kind: gatewaysim.FaultKind(kind), Match: gatewaysim.Match{OrderID: order}}
 	if kind == "slow" {
 		gf.Kind, gf.Latency = gatewaysim.Latency, 200*time.Millisecond

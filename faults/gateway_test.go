@@ -114,7 +114,7 @@ func TestGateway_SlowDelaysTheDecision(t *testing.T) {
 	if r.elapsed < delay {
 		t.Errorf("slow charge took %s, want >= %s", r.elapsed, delay)
 	}
-	if f := recorded(env, "gateway:slow"); len(f) != 1 || f[0].Params["latency"] != "200ms" {
+	if f := recorded(env, "gateway:slow"); len(f) != 1 || f[0].Params["latency"] != delay.String() {
 		t.Errorf("history = %+v", f)
 	}
 }

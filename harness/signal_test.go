@@ -59,11 +59,8 @@ func runHelper() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
-	<-ctx.Done()
-	if errors.Is(context.Cause(ctx), harness.ErrInterrupted) {
-		return 130
-	}
-	return 0
+	<-ctx.Done() // a signal cancels it (via NotifyContext or CloseOnSignal, whichever is first)
+	return 130
 }
 
 func report(env *harness.Env) error {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
@@ -18,8 +19,33 @@ import (
 // port past Close, and faults need no network round trip to add a toxic.
 type proxies struct {
 	server *toxiproxy.ApiServer
-	log    *os.File
+	log    *closableLog
 	addrs  map[Link]string // listen address of every proxy, fixed at add
+}
+
+// closableLog is toxiproxy's log file. Link goroutines may still log after
+// the proxies stopped; once closed it drops their lines silently instead of
+// zerolog complaining on stderr about a closed file.
+type closableLog struct {
+	mu     sync.Mutex
+	f      *os.File
+	closed bool
+}
+
+func (l *closableLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return len(p), nil
+	}
+	return l.f.Write(p)
+}
+
+func (l *closableLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	return l.f.Close()
 }
 
 // newProxies creates the embedded server logging at warn level to logPath:
@@ -30,9 +56,10 @@ func newProxies(logPath string) (*proxies, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toxiproxy log: %w", err)
 	}
-	logger := zerolog.New(f).With().Timestamp().Logger().Level(zerolog.WarnLevel)
+	log := &closableLog{f: f}
+	logger := zerolog.New(log).With().Timestamp().Logger().Level(zerolog.WarnLevel)
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger)
-	return &proxies{server: srv, log: f, addrs: map[Link]string{}}, nil
+	return &proxies{server: srv, log: log, addrs: map[Link]string{}}, nil
 }
 
 // add starts a proxy for link on a fresh loopback port and returns that

@@ -160,3 +160,47 @@ func sweep(t *testing.T, srv *reference.Server) reference.SweepStats {
 	}
 	return st
 }
+
+// A claim older than the gateway's own idempotency window is recovered by
+// searching the gateway (order id, then the request id in the charge's
+// metadata) before anything is re-sent: the gateway has forgotten the key,
+// so a blind re-send would charge a second time.
+func TestSweeper_RecoveryPastGatewayKeyWindow(t *testing.T) {
+	clock := newFakeClock() // also the simulator's clock: its 24h key TTL passes too
+	e := newEnv(t, envOptions{clock: clock})
+	ctx := context.Background()
+	store := e.replicas[0].srv.Store()
+	gw := reference.NewGateway(e.gw.URL, "sk_test_reference", 10*time.Second)
+	tenant := uniq("sk")
+	claim := func(order string) reference.Claim {
+		key := uniq("key")
+		canonical, _ := reference.Canonicalize([]byte(chargeBody(order, 990)))
+		params, _ := reference.ParseChargeBody(canonical)
+		c := reference.Claim{Tenant: reference.TenantID(tenant), KeyHash: reference.KeyHash(key), Key: key,
+			Fingerprint: reference.Fingerprint("POST", "/v1/charges", canonical), RequestID: "req_" + key,
+			Params: params, Owner: "replica_that_crashed", Now: clock.Now(), Lease: 30 * time.Second,
+			TTL: 72 * time.Hour, Forget: 30 * 24 * time.Hour}
+		if ok, _, err := store.Claim(ctx, c); !ok || err != nil {
+			t.Fatalf("claim: %v %v", ok, err)
+		}
+		return c
+	}
+	orderA, orderB := uniq("ord"), uniq("ord")
+	a := claim(orderA)
+	out := gw.Charge(ctx, reference.GatewayRequest{RequestID: a.RequestID, ChargeParams: a.Params})
+	if out.Kind != reference.Charged {
+		t.Fatalf("direct charge: %+v", out)
+	}
+	claim(orderB) // never reached the gateway
+
+	clock.Advance(25 * time.Hour)
+	if st := sweep(t, e.replicas[0].srv); st.Charged != 2 {
+		t.Fatalf("sweep: %+v, want 2 charged", st)
+	}
+	if l := e.chargesFor(orderA); len(l) != 1 || l[0].ID != out.Charge.ID {
+		t.Fatalf("order A: %+v, want only %s", l, out.Charge.ID)
+	}
+	if l := e.chargesFor(orderB); len(l) != 1 {
+		t.Fatalf("order B: %d charges, want 1", len(l))
+	}
+}

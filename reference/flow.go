@@ -188,8 +188,13 @@ func (s *Server) await(ctx context.Context, req *ChargeRequest, rec *Record) ans
 			waitStart = time.Now()
 			s.m.Waits.Inc()
 		}
-		if err := waitFor(ctx, sub, min(remaining, rec.LeaseUntil.Sub(now))); err != nil {
+		n, err := waitFor(ctx, sub, min(remaining, rec.LeaseUntil.Sub(now)))
+		if err != nil {
 			return answer{problem: Problem{Status: http.StatusServiceUnavailable, Detail: "client went away", RetryAfter: retryAfter}}
+		}
+		if n.Result != nil && n.RequestID == rec.RequestID { // the owner's result, straight from the notification
+			s.m.Replays.Inc()
+			return answer{result: n.Result, replayed: true}
 		}
 		rec = nil
 	}
@@ -217,16 +222,16 @@ func (s *Server) claimAgain(ctx context.Context, req *ChargeRequest, claimFn fun
 }
 
 // waitFor blocks until the key is notified, d passes, or ctx ends.
-func waitFor(ctx context.Context, sub *Subscription, d time.Duration) error {
+func waitFor(ctx context.Context, sub *Subscription, d time.Duration) (Notice, error) {
 	t := time.NewTimer(max(d, time.Millisecond))
 	defer t.Stop()
 	select {
-	case <-sub.C:
-		return nil
+	case n := <-sub.C:
+		return n, nil
 	case <-t.C:
-		return nil
+		return Notice{}, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return Notice{}, ctx.Err()
 	}
 }
 

@@ -2,8 +2,11 @@ package reference
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,13 +38,43 @@ type Hub struct {
 	readyOnce sync.Once
 }
 
-// Subscription is one waiter's interest in one key. C receives a value
-// (coalesced, never blocking the hub) whenever the key may have changed.
+// Subscription is one waiter's interest in one key. C receives a Notice
+// whenever the key may have changed; only the latest undelivered notice is
+// kept, and the hub never blocks on a slow waiter.
 type Subscription struct {
-	C   <-chan struct{}
-	c   chan struct{}
+	C   <-chan Notice
+	c   chan Notice
 	hub *Hub
 	key string
+}
+
+// Notice is what a notification says about a key. A finish includes its
+// result, so the woken waiters answer without reading the database (fifty
+// duplicates waking at once cost no fifty queries); any other wake-up (a
+// release, a reconnect) carries none, and the waiter reads the key.
+type Notice struct {
+	RequestID string  // the claim the result belongs to
+	Result    *Result // nil: read the key
+}
+
+// parseNotify splits a payload into the routing key and its notice. The
+// payload is "<tenant>.<key hash hex>", optionally followed by
+// " <status> <request id> <body hex>" (see Store.Finish).
+func parseNotify(payload string) (string, Notice) {
+	key, rest, ok := strings.Cut(payload, " ")
+	if !ok {
+		return key, Notice{}
+	}
+	f := strings.Fields(rest)
+	if len(f) != 3 {
+		return key, Notice{}
+	}
+	status, err1 := strconv.Atoi(f[0])
+	body, err2 := hex.DecodeString(f[2])
+	if err1 != nil || err2 != nil {
+		return key, Notice{}
+	}
+	return key, Notice{RequestID: f[1], Result: &Result{Status: status, Body: body}}
 }
 
 // NewHub returns a hub that listens through its own connection, made with
@@ -58,7 +91,7 @@ func NewHub(pool *pgxpool.Pool, log *slog.Logger) *Hub {
 
 // Subscribe registers interest in a key; Close the subscription when done.
 func (h *Hub) Subscribe(tenant string, keyHash []byte) *Subscription {
-	c := make(chan struct{}, 1)
+	c := make(chan Notice, 1)
 	s := &Subscription{C: c, c: c, hub: h, key: NotifyPayload(tenant, keyHash)}
 	h.mu.Lock()
 	set := h.subs[s.key]
@@ -84,10 +117,17 @@ func (s *Subscription) Close() {
 	h.mu.Unlock()
 }
 
-func (s *Subscription) wake() {
+// wake delivers n, replacing an undelivered older notice. Only the hub
+// sends (under its lock), so after draining the send cannot block.
+func (s *Subscription) wake(n Notice) {
 	select {
-	case s.c <- struct{}{}:
+	case s.c <- n:
 	default:
+		select {
+		case <-s.c:
+		default:
+		}
+		s.c <- n
 	}
 }
 
@@ -109,10 +149,11 @@ func (h *Hub) Waiters() int {
 }
 
 func (h *Hub) dispatch(payload string) {
+	key, n := parseNotify(payload)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for s := range h.subs[payload] {
-		s.wake()
+	for s := range h.subs[key] {
+		s.wake(n)
 	}
 }
 
@@ -121,7 +162,7 @@ func (h *Hub) wakeAll() {
 	defer h.mu.Unlock()
 	for _, set := range h.subs {
 		for s := range set {
-			s.wake()
+			s.wake(Notice{})
 		}
 	}
 }

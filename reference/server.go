@@ -62,7 +62,18 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/charges", s.serveCharge)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/", serveUnknown)
 	return s.recoverPanics(mux)
+}
+
+// serveUnknown answers other paths and methods in problem+json too.
+func serveUnknown(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/v1/charges" {
+		w.Header().Set("Allow", http.MethodPost)
+		WriteProblem(w, Problem{Status: http.StatusMethodNotAllowed, Detail: "use POST"})
+		return
+	}
+	WriteProblem(w, Problem{Status: http.StatusNotFound, Detail: "no such endpoint: " + truncate(r.URL.Path, 100)})
 }
 
 // Run runs the notification listener and, unless disabled, the sweeper,

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/internal/pgtest"
 	"github.com/idemcheck/idemcheck/reference"
@@ -65,6 +68,14 @@ func TestServer_ConcurrentDuplicatesTwoReplicas(t *testing.T) {
 			}
 			if got := replies[0].id(t); got != ledger[0].ID {
 				t.Errorf("answer names charge %s, ledger %s", got, ledger[0].ID)
+			}
+			var claims, waits float64
+			for _, r := range e.replicas {
+				claims += counterValue(r.srv.Metrics().Claims)
+				waits += counterValue(r.srv.Metrics().Waits)
+			}
+			if claims != 1 || (latency > 0 && waits == 0) {
+				t.Errorf("metrics: %v claims, %v waits", claims, waits)
 			}
 		})
 	}
@@ -249,4 +260,12 @@ func TestMigrate_ConcurrentReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+func counterValue(c prometheus.Counter) float64 {
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		return -1
+	}
+	return m.GetCounter().GetValue()
 }

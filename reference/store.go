@@ -23,7 +23,12 @@ const (
 // that a key was finished or released. The payload is NotifyPayload.
 const NotifyChannel = "idemcheck_reference_keys"
 
-// NotifyPayload is the notification payload for a key: tenant "." hex(key hash).
+// maxNotifyBody is the largest response body a finish notification
+// carries (hex doubles it; PostgreSQL caps payloads below 8000 bytes).
+const maxNotifyBody = 3000
+
+// NotifyPayload is the routing part of a key's notification payload:
+// tenant "." hex(key hash).
 func NotifyPayload(tenant string, keyHash []byte) string {
 	return tenant + "." + fmt.Sprintf("%x", keyHash)
 }
@@ -90,12 +95,12 @@ const recordColumns = `tenant, key_hash, idem_key, fingerprint, state, request_i
 // both a row and the all-NULL side of an outer join.
 type recordScan struct {
 	tenant, key, state, requestID, currency, orderID, desc, owner, charge *string
-	keyHash, fingerprint, body                                              []byte
-	amount                                                                  *int64
-	leaseUntil, createdAt, expiresAt, forgetAt                              *time.Time
-	attempts                                                                *int32
-	status                                                                  *int16
-	compacted                                                               *bool
+	keyHash, fingerprint, body                                            []byte
+	amount                                                                *int64
+	leaseUntil, createdAt, expiresAt, forgetAt                            *time.Time
+	attempts                                                              *int32
+	status                                                                *int16
+	compacted                                                             *bool
 }
 
 func (r *recordScan) dest() []any {
@@ -199,7 +204,7 @@ func (s *Store) Lookup(ctx context.Context, tenant string, keyHash []byte) (*Rec
 
 // Finish stores a definitive result for the claim made under requestID and
 // notifies waiters if any registered, in one statement (the NOTIFY is
-// delivered at commit). It
+// delivered at commit, and carries the result; see Notice). It
 // reports false when the key was already finished, by a takeover that asked
 // the gateway about the same request id; the caller then answers with the
 // stored result, which the gateway's idempotency makes the same decision.
@@ -213,9 +218,13 @@ func (s *Store) Finish(ctx context.Context, tenant string, keyHash []byte, reque
 			UPDATE idempotency_keys SET state = $4, response_status = $5, response_body = $6,
 				charge_id = NULLIF($7, ''), finished_at = $8, lease_owner = NULL
 			WHERE tenant = $1 AND key_hash = $2 AND request_id = $3 AND state IN ('in_progress', 'needs_recovery')
-			RETURNING tenant, key_hash, waiters)
-		SELECT CASE WHEN waiters > 0 THEN pg_notify($9, tenant || '.' || encode(key_hash, 'hex')) END FROM done`,
-		tenant, keyHash, requestID, state, int16(res.Status), res.Body, res.ChargeID, now, NotifyChannel)
+			RETURNING tenant, key_hash, waiters, response_status, request_id, response_body)
+		SELECT CASE WHEN waiters > 0 THEN pg_notify($9, tenant || '.' || encode(key_hash, 'hex') ||
+			CASE WHEN octet_length(response_body) <= $10
+				THEN ' ' || response_status || ' ' || request_id || ' ' || encode(response_body, 'hex')
+				ELSE '' END) END
+		FROM done`,
+		tenant, keyHash, requestID, state, int16(res.Status), res.Body, res.ChargeID, now, NotifyChannel, maxNotifyBody)
 	if err != nil {
 		return false, fmt.Errorf("finish: %w", err)
 	}

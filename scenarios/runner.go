@@ -15,11 +15,13 @@ import (
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// Env is what the runner needs of an environment; *harness.Env is one.
+// Env is what the runner needs of an environment, processes or
+// containers alike.
 type Env interface {
 	Replicas() int
 	ReplicaURL(i int) string
-	Gateway() *gatewaysim.Sim
+	// GatewayController drives the gateway simulator, wherever it runs.
+	GatewayController() gatewaysim.Controller
 	Kill(i int) error
 	Pause(i int) error
 	Resume(i int) error
@@ -111,7 +113,7 @@ func (r *Runner) newPlay(sc Scenario) *play {
 // follow copies the gateway's ledger events for this play's orders into
 // its history, stamped on the history's clock.
 func (p *play) follow() {
-	events, unsub := p.r.Env.Gateway().Subscribe()
+	events, unsub := p.r.Env.GatewayController().Subscribe()
 	p.unsub = unsub
 	go func() {
 		defer close(p.done)
@@ -155,7 +157,7 @@ func (p *play) step(ctx context.Context, s Step) error {
 	case s.Heal != "":
 		return p.heal(ctx, s.Heal)
 	case s.Release != "":
-		return p.r.Env.Gateway().Release(p.holdOf(ctx, s.Release))
+		return p.r.Env.GatewayController().Release(p.holdOf(ctx, s.Release))
 	}
 	return p.process(ctx, s)
 }
@@ -326,7 +328,7 @@ func (p *play) heal(ctx context.Context, id string) error {
 func (p *play) cleanup(ctx context.Context) error {
 	var errs []string
 	ctx = context.WithoutCancel(ctx)
-	p.r.Env.Gateway().ReleaseAll()
+	p.r.Env.GatewayController().ReleaseAll()
 	for id := range p.faults {
 		if strings.HasPrefix(id, "kill") || strings.HasPrefix(id, "pause") {
 			continue

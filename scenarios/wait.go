@@ -58,7 +58,7 @@ func (p *play) sleepUntil(ctx context.Context, t time.Time) error {
 func (p *play) gatewayEvent(ctx context.Context, w Wait, typ, order string) (gatewaysim.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.bound(w))
 	defer cancel()
-	ev, err := p.r.Env.Gateway().WaitEvent(ctx, func(ev gatewaysim.Event) bool {
+	ev, err := p.r.Env.GatewayController().WaitEvent(ctx, func(ev gatewaysim.Event) bool {
 		return ev.Type == typ && ev.OrderID == order
 	})
 	if err != nil {

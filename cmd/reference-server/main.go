@@ -53,7 +53,7 @@ type options struct {
 	listen, databaseURL, gatewayURL, gatewayAPIKey, logLevel, logFormat string
 	variant                                                             zoo.Variant
 
-	ttl, tombstoneTTL, maxWait, lease, sweepInterval, recoveryAfter, gatewayTimeout, startTimeout time.Duration
+	ttl, tombstoneTTL, maxWait, lease, sweepInterval, recoveryAfter, gatewayTimeout, gatewayKeyWindow, startTimeout time.Duration
 }
 
 // durationFlag is a time.Duration flag read with reference.ParseDuration
@@ -95,6 +95,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 		{&o.sweepInterval, "sweep-interval", "SWEEP_INTERVAL", reference.DefaultSweepInterval, "sweeper period (negative disables)"},
 		{&o.recoveryAfter, "recovery-after", "RECOVERY_AFTER", reference.DefaultRecoveryAfter, "the sweeper recovers unresolved keys older than this"},
 		{&o.gatewayTimeout, "gateway-timeout", "GATEWAY_TIMEOUT", reference.DefaultGatewayTimeout, "timeout of one gateway call"},
+		{&o.gatewayKeyWindow, "gateway-key-window", "GATEWAY_KEY_WINDOW", reference.DefaultGatewayKeyWindow, "how long the gateway remembers a request id; older claims are recovered by search, not re-send"},
 		{&o.startTimeout, "start-timeout", "START_TIMEOUT", 30 * time.Second, "how long to wait for the database at start-up"},
 	}
 	fs := flag.NewFlagSet("reference-server", flag.ContinueOnError)
@@ -171,16 +172,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv, err := o.variant.New(reference.Config{
-		Pool:          pool,
-		Gateway:       reference.NewGateway(o.gatewayURL, o.gatewayAPIKey, o.gatewayTimeout),
-		TTL:           o.ttl,
-		TombstoneTTL:  o.tombstoneTTL,
-		MaxWait:       o.maxWait,
-		Lease:         o.lease,
-		SweepInterval: o.sweepInterval,
-		RecoveryAfter: o.recoveryAfter,
-		Logger:        log,
-		Registry:      reg,
+		Pool:             pool,
+		Gateway:          reference.NewGateway(o.gatewayURL, o.gatewayAPIKey, o.gatewayTimeout),
+		TTL:              o.ttl,
+		TombstoneTTL:     o.tombstoneTTL,
+		MaxWait:          o.maxWait,
+		Lease:            o.lease,
+		SweepInterval:    o.sweepInterval,
+		RecoveryAfter:    o.recoveryAfter,
+		GatewayKeyWindow: o.gatewayKeyWindow,
+		Logger:           log,
+		Registry:         reg,
 	})
 	if err != nil {
 		return err
@@ -243,7 +245,7 @@ func serve(ctx context.Context, o options, srv zoo.Server, log *slog.Logger, std
 	case <-ctx.Done():
 	}
 
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()

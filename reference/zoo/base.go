@@ -109,7 +109,7 @@ func (b *base) Run(ctx context.Context) error {
 
 func (b *base) serveCharge(w http.ResponseWriter, r *http.Request) {
 	raw, req, err := parse(r)
-	if err != nil {
+	if req == nil {
 		refuse(w, err)
 		return
 	}
@@ -121,7 +121,24 @@ func (b *base) serveCharge(w http.ResponseWriter, r *http.Request) {
 	if b.fingerprint != nil {
 		fp = b.fingerprint(raw, req)
 	}
+	if err != nil {
+		b.refuseField(r.Context(), w, scope, req.KeyHash, fp, err)
+		return
+	}
 	b.charge(r.Context(), req, scope, fp).write(w)
+}
+
+// refuseField answers an invalid body field as the reference does: 422
+// when the key is already bound to another body, else the field's 400.
+func (b *base) refuseField(ctx context.Context, w http.ResponseWriter, scope string, keyHash, fp []byte, err error) {
+	if !b.ignoreBody && errors.Is(err, reference.ErrBadBody) {
+		rec, lerr := b.store.Lookup(ctx, scope, keyHash)
+		if lerr == nil && !(rec.Terminal() && !time.Now().Before(rec.ForgetAt)) && !bytes.Equal(rec.Fingerprint, fp) {
+			mismatch().write(w)
+			return
+		}
+	}
+	refuse(w, err)
 }
 
 func (b *base) newClaim(req *reference.ChargeRequest, scope string, fp []byte) reference.Claim {

@@ -1,0 +1,199 @@
+package builtin_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/builtin"
+	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/reports"
+)
+
+// Budgets of the self-validation (issue 5 part 5): a zoo member must fail
+// within memberBudget on seed 1; the reference must pass every default
+// family within referenceBudget.
+const (
+	memberBudget    = 12 * time.Second
+	referenceBudget = 40 * time.Second
+)
+
+// binDir is where TestMain built reference-server, once for all tests.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "idemcheck-zoo-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// withBinaries skips (or, on CI, fails) without PostgreSQL, and builds
+// reference-server on first use.
+func withBinaries(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("self-validation certifies every zoo member: minutes, not -short")
+	}
+	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres"); len(m) == 0 && os.Getenv("PG_BIN") == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no PostgreSQL server binaries on CI: install postgresql or set PG_BIN")
+		}
+		t.Skip("no PostgreSQL server binaries: install postgresql or set PG_BIN")
+	}
+	if _, err := os.Stat(filepath.Join(binDir, "reference-server")); err != nil {
+		out, err := exec.Command("go", "build", "-o", binDir, "github.com/idemcheck/idemcheck/cmd/reference-server").CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build reference-server: %v\n%s", err, out)
+		}
+	}
+	return binDir
+}
+
+// zooRow is one line of the measurement table.
+type zooRow struct {
+	name, family, expect, got string
+	firstFailure              time.Duration
+	requests, faults          int
+}
+
+// TestZoo_FailsAsDeclared certifies every zoo member over its family with
+// seed 1 and holds it to its row of builtin.Members: the expected check
+// with the expected verdict, and the overall verdict that follows.
+// Members run one after another: two cores, and timing is measured.
+func TestZoo_FailsAsDeclared(t *testing.T) {
+	dir := withBinaries(t)
+	var rows []zooRow
+	for _, m := range builtin.Zoo() {
+		t.Run(m.Name, func(t *testing.T) {
+			rows = append(rows, certifyMember(t, m, dir))
+		})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-26s %-22s %-14s %-28s %10s %s\n", "member", "family", "expect", "got", "1st fail", "shrunk")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-26s %-22s %-14s %-28s %10s %d req, %d faults\n",
+			r.name, r.family, r.expect, r.got, r.firstFailure.Round(10*time.Millisecond), r.requests, r.faults)
+	}
+	t.Log(b.String())
+}
+
+func certifyMember(t *testing.T, m builtin.Member, dir string) zooRow {
+	tg, err := m.Target(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := zooRow{name: m.Name, family: m.Family, expect: strings.Join(m.Expect, ",") + " " + m.Verdict}
+	first := time.Duration(-1)
+	ctx, cancel := context.WithTimeout(t.Context(), memberBudget+2*time.Minute)
+	defer cancel()
+	rep, err := certify.Run(ctx, tg, certify.Options{Families: []string{m.Family}, Seed: 1, Budget: memberBudget,
+		Progress: func(p certify.Progress) {
+			if first < 0 && p.Violations > 0 {
+				first = p.Elapsed
+			}
+		}})
+	if err != nil {
+		t.Fatalf("certify %s: %v", m.Name, err)
+	}
+	row.got = summarize(rep)
+	if fr := familyResult(rep, m.Family); fr != nil {
+		row.requests, row.faults = fr.ShrunkRequests, fr.ShrunkFaults
+		if first < 0 && fr.FailSeed != 0 {
+			first = time.Duration(fr.Duration)
+		}
+	}
+	row.firstFailure = max(first, 0)
+	for _, id := range m.Expect {
+		if v := checkVerdict(rep, m.Family, id); v != m.Verdict {
+			t.Errorf("%s: check %s in %s is %s, want %s (checks: %s)", m.Name, id, m.Family, v, m.Verdict, row.got)
+		}
+	}
+	wantOverall := "fail"
+	if m.Verdict == "NON-STRICT" {
+		wantOverall = "pass"
+	}
+	if rep.Verdict != wantOverall {
+		t.Errorf("%s: overall verdict %q, want %q (checks: %s)", m.Name, rep.Verdict, wantOverall, row.got)
+	}
+	return row
+}
+
+// TestZoo_ReferencePasses certifies the reference over every default
+// family: the harness must not cry wolf.
+func TestZoo_ReferencePasses(t *testing.T) {
+	dir := withBinaries(t)
+	m, err := builtin.Lookup("reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := m.Target(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := certify.Run(t.Context(), tg, certify.Options{Seed: 1, Budget: referenceBudget})
+	if err != nil {
+		t.Fatalf("certify reference: %v", err)
+	}
+	if rep.Verdict != "pass" {
+		t.Errorf("reference: verdict %q, want pass (checks: %s)", rep.Verdict, summarize(rep))
+		for _, v := range rep.Violations {
+			t.Logf("violation: %+v", v)
+		}
+	}
+	for _, fam := range certify.DefaultFamilies() {
+		fr := familyResult(rep, fam)
+		switch {
+		case fr == nil:
+			t.Errorf("reference: family %s did not run", fam)
+		case fr.Verdict != "PASS" && fr.Verdict != "INFORMATIONAL":
+			t.Errorf("reference: family %s verdict %s, want PASS", fam, fr.Verdict)
+		default:
+			t.Logf("reference: %-22s %s, %d scenarios in %s", fam, fr.Verdict, fr.Scenarios, time.Duration(fr.Duration).Round(10*time.Millisecond))
+		}
+	}
+}
+
+func familyResult(rep *reports.Report, family string) *reports.FamilyResult {
+	for i := range rep.Families {
+		if rep.Families[i].Name == family {
+			return &rep.Families[i]
+		}
+	}
+	return nil
+}
+
+func checkVerdict(rep *reports.Report, family, id string) string {
+	for _, c := range rep.Checks {
+		if c.ID == id && c.Family == family {
+			return c.Verdict
+		}
+	}
+	return "missing"
+}
+
+// summarize lists the checks that did not pass, e.g. "M1:FAILED R3:NON-STRICT".
+func summarize(rep *reports.Report) string {
+	var out []string
+	for _, c := range rep.Checks {
+		if c.Verdict != "PASS" && c.Verdict != "INFORMATIONAL" {
+			out = append(out, c.ID+":"+c.Verdict)
+		}
+	}
+	slices.Sort(out)
+	if len(out) == 0 {
+		return "all pass"
+	}
+	return strings.Join(slices.Compact(out), " ")
+}

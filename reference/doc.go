@@ -1,0 +1,74 @@
+// Package reference is idemcheck's reference idempotency server: the charge
+// protocol of DESIGN.md §2 on PostgreSQL (pgx), charging through a
+// Stripe-like gateway. It shows what correct looks like, proves the harness
+// raises no false alarms, and is meant to be copied. README.md has the state
+// machine, the dedupe window and the failure handling in prose.
+//
+// Replicas are stateless: every decision is one conditional statement in
+// PostgreSQL (INSERT … ON CONFLICT DO NOTHING, UPDATE … WHERE lease expired,
+// FOR UPDATE SKIP LOCKED), so any number of replicas on one database are as
+// safe as one. No in-process lock is trusted for safety.
+//
+// The pieces are small and exported, so that broken variants (the zoo) can
+// be built as separate types that reuse them; the Server's own path has no
+// defect switches.
+//
+// # Serving
+//
+//   - [New] builds a [Server] from a [Config] (pool, gateway, TTL, tombstone
+//     TTL, max wait, lease, sweeper timing, injected clock, logger, metrics
+//     registry); [Server.Handler] serves POST /v1/charges, GET /healthz and
+//     GET /metrics; [Server.Run] runs the notification listener and the
+//     sweeper; [Server.SweepOnce] runs one sweep (tests drive it with a fake
+//     clock).
+//   - [Migrate] applies the embedded schema under an advisory lock, safe
+//     when replicas start together.
+//   - cmd/reference-server wraps all of it as a process configured by
+//     LISTEN_ADDR, DATABASE_URL, GATEWAY_URL, GATEWAY_API_KEY,
+//     IDEMPOTENCY_TTL and flags.
+//
+// # Request parsing
+//
+//   - [ParseCharge] validates a request in the order a client can fix it
+//     (401, 400 key, 415, 413, 400 JSON, 400 field) and returns a
+//     [ChargeRequest]; failures are [*RequestError] naming the field.
+//   - [ParseIdempotencyKey] (bare and quoted sf-string forms), [ParseBearer],
+//     [TenantID] (the stored identity of a bearer token), [KeyHash].
+//   - [ParseChargeBody] checks the fields and returns [ChargeParams].
+//
+// # Fingerprints
+//
+//   - [Canonicalize] is RFC 8785 JCS (github.com/gowebpki/jcs);
+//     [Fingerprint] is SHA-256 over method, path and canonical body.
+//
+// # Storage
+//
+//   - [Store]: [Store.Claim] (claim or read the existing row in one round
+//     trip), [Store.Lookup], [Store.Register] (a waiter), [Store.Finish] and
+//     [Store.Release] (with NOTIFY to registered waiters), [Store.TakeOver]
+//     and [Store.LeaseStale] (recovery, SKIP LOCKED), [Store.Reclaim],
+//     [Store.Expire] (compaction into tombstones, then deletion).
+//   - [Claim], [Record], the State* constants.
+//
+// # Waiting
+//
+//   - [Hub]: one LISTEN connection per replica fanned out to in-process
+//     [Subscription]s; a finish notification carries the result ([Notice]).
+//
+// # The gateway
+//
+//   - [Gateway] (Charge, FindCharge), [GatewayRequest] (the request id is the
+//     gateway Idempotency-Key), [Outcome] and [Classify]: Charged, Declined
+//     and Rejected are definitive; everything else is Indeterminate.
+//
+// # Answers
+//
+//   - [Result] (stored, replayed byte for byte), [ResultFor], [WriteResult]
+//     (Idempotent-Replayed: true), [Problem], [WriteProblem], [ProblemFor]
+//     (RFC 9457 problem+json, Retry-After).
+//
+// # Operations
+//
+//   - [Metrics]: claims, replays, conflicts, mismatches, waits, recoveries,
+//     gateway calls, expiry, refusals; slog structured logs.
+package reference
