@@ -37,8 +37,14 @@ type Property struct {
 	Replicas  int
 	Ctx       context.Context
 	OnExample func(Example) // progress; called for every example
+	// ShrinkBudget bounds shrinking after the first failure. Rapid checks
+	// its own shrink deadline only between passes, and one crash-window
+	// example takes seconds, so the property itself stops running examples
+	// once the budget is spent: the smallest failure so far stands.
+	ShrinkBudget time.Duration
 
 	mu        sync.Mutex
+	failedAt  time.Time
 	lastFail  *Example
 	played    int
 	unplayble int
@@ -49,6 +55,9 @@ type Property struct {
 // smaller scenarios failing the same way (the message must be stable).
 func (p *Property) Check(t *rapid.T) {
 	sc := p.Family.Gen(t, p.Runner.Target, p.Replicas)
+	if p.shrinkSpent() {
+		t.Skip("shrink budget spent")
+	}
 	ctx := p.Ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -73,11 +82,20 @@ func (p *Property) note(ex Example) {
 	}
 	if ex.Failed() {
 		p.lastFail = &ex
+		if p.failedAt.IsZero() {
+			p.failedAt = time.Now()
+		}
 	}
 	p.mu.Unlock()
 	if p.OnExample != nil {
 		p.OnExample(ex)
 	}
+}
+
+func (p *Property) shrinkSpent() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ShrinkBudget > 0 && !p.failedAt.IsZero() && time.Since(p.failedAt) > p.ShrinkBudget
 }
 
 // LastFailure is the last failing example played (after shrinking: the
@@ -115,6 +133,9 @@ func FirstFailed(r checker.Result) string {
 func Search(ctx context.Context, p *Property, seed, stride uint64, budget, shrinkBudget time.Duration) (seedsRun int, failSeed uint64, err error) {
 	searchMu.Lock()
 	defer searchMu.Unlock()
+	if p.ShrinkBudget == 0 {
+		p.ShrinkBudget = shrinkBudget
+	}
 	if err := setRapidFlags(shrinkBudget); err != nil {
 		return 0, 0, err
 	}

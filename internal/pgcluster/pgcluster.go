@@ -134,6 +134,9 @@ func (c *Cluster) launch() error {
 	// Its own process group, so a Ctrl-C at the terminal reaches us first and
 	// we shut it down in order instead of it dying under a running test.
 	cmd.SysProcAttr.Setpgid = true
+	// If idemcheck itself is killed (SIGKILL runs no defers), the kernel
+	// takes the postmaster down with it instead of leaving it orphaned.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return fmt.Errorf("pgcluster: start postgres: %w", err)
