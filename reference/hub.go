@@ -198,8 +198,8 @@ func (h *Hub) session(ctx context.Context) error {
 		return err
 	}
 	h.listening.Store(true)
-	h.readyOnce.Do(func() { close(h.ready) })
 	h.wakeAll()
+	h.readyOnce.Do(func() { close(h.ready) })
 	for {
 		n, err := h.wait(ctx, conn)
 		if err != nil {

@@ -49,11 +49,20 @@ func New(cfg Config) (*Server, error) {
 	}, nil
 }
 
-// Store, Hub and Metrics expose the pieces, for tests and variants.
-func (s *Server) Store() *Store          { return s.store }
-func (s *Server) Hub() *Hub              { return s.hub }
-func (s *Server) Metrics() *Metrics      { return s.m }
-func (s *Server) Config() Config         { return s.cfg }
+// Store is the server's database access, for tests and variants.
+func (s *Server) Store() *Store { return s.store }
+
+// Hub is the server's notification listener.
+func (s *Server) Hub() *Hub { return s.hub }
+
+// Metrics are the server's Prometheus series.
+func (s *Server) Metrics() *Metrics { return s.m }
+
+// Config is the configuration in effect, defaults filled in.
+func (s *Server) Config() Config { return s.cfg }
+
+// Ready is closed once the notification listener first listens; serve
+// after it, or waiters fall back to their timers until it does.
 func (s *Server) Ready() <-chan struct{} { return s.hub.Ready() }
 
 // Handler serves POST /v1/charges, GET /healthz and GET /metrics.

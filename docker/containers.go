@@ -1,0 +1,166 @@
+package dockerenv
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+	tcnetwork "github.com/testcontainers/testcontainers-go/network"
+	"github.com/testcontainers/testcontainers-go/wait"
+)
+
+// spec is one container to run on the Env's network.
+type spec struct {
+	role       string // "postgres", "gateway", "toxiproxy", "replica0", ...: name suffix and network alias
+	image      string
+	entrypoint []string
+	cmd        []string
+	env        map[string]string
+	ports      []string // container ports published on 127.0.0.1, e.g. "8474/tcp"
+	tmpfs      map[string]string
+	wait       wait.Strategy
+}
+
+func (e *Env) labels(role string) map[string]string {
+	return map[string]string{LabelRun: e.runID, "idemcheck.role": role, "idemcheck.target": e.target.Name}
+}
+
+// startNetwork creates the run's private bridge network.
+func (e *Env) startNetwork(ctx context.Context) error {
+	nw, err := tcnetwork.New(ctx, tcnetwork.WithLabels(e.labels("network")))
+	if err != nil {
+		return fmt.Errorf("network: %w", err)
+	}
+	e.mu.Lock()
+	e.network, e.networkID = nw.Name, nw.ID
+	e.mu.Unlock()
+	return nil
+}
+
+// run creates and starts a container. The id is recorded as soon as the
+// container exists, so that Close removes it even when starting it or
+// waiting for it failed.
+func (e *Env) run(ctx context.Context, s spec) (*testcontainers.DockerContainer, error) {
+	req := testcontainers.GenericContainerRequest{
+		ContainerRequest: testcontainers.ContainerRequest{
+			Name:  fmt.Sprintf("idemcheck-%s-%s", e.runID, s.role),
+			Image: s.image, Entrypoint: s.entrypoint, Cmd: s.cmd, Env: s.env,
+			Labels: e.labels(s.role), ExposedPorts: s.ports, Tmpfs: s.tmpfs, WaitingFor: s.wait,
+			Networks: []string{e.network}, NetworkAliases: map[string][]string{e.network: {s.role}},
+			HostConfigModifier: func(hc *container.HostConfig) { bindLoopback(hc, s.ports) },
+			LifecycleHooks: []testcontainers.ContainerLifecycleHooks{{
+				PostCreates: []testcontainers.ContainerHook{func(_ context.Context, c testcontainers.Container) error {
+					e.track(c.GetContainerID())
+					return nil
+				}},
+			}},
+		},
+		Started: true,
+		Logger:  tclog.NewNoopLogger(),
+	}
+	c, err := testcontainers.GenericContainer(ctx, req)
+	if c != nil {
+		e.track(c.GetContainerID())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s (%s): %w%s", s.role, s.image, err, e.logTail(c, 15))
+	}
+	return c.(*testcontainers.DockerContainer), nil
+}
+
+func (e *Env) track(id string) {
+	if id == "" {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, have := range e.created {
+		if have == id {
+			return
+		}
+	}
+	e.created = append(e.created, id)
+}
+
+// bindLoopback publishes every exposed port on 127.0.0.1 only: toxiproxy's
+// API and the gateway's control API take faults from anyone who reaches
+// them, so they must not be open to the machine's network.
+func bindLoopback(hc *container.HostConfig, ports []string) {
+	if hc.PortBindings == nil {
+		hc.PortBindings = network.PortMap{}
+	}
+	for _, p := range ports {
+		port, err := network.ParsePort(p)
+		if err != nil {
+			continue
+		}
+		hc.PortBindings[port] = []network.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: "0"}}
+	}
+}
+
+// hostAddr is the 127.0.0.1 address a container port is published on.
+func hostAddr(ctx context.Context, c *testcontainers.DockerContainer, port string) (string, error) {
+	p, err := c.MappedPort(ctx, port)
+	if err != nil {
+		return "", fmt.Errorf("published port %s: %w", port, err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", p.Num()), nil
+}
+
+// logTail is the end of a container's log, for error messages.
+func (e *Env) logTail(c testcontainers.Container, n int) string {
+	if c == nil {
+		return ""
+	}
+	return tailOf(e.containerLogs(c.GetContainerID()), n)
+}
+
+func (e *Env) containerLogs(id string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	rc, err := e.cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Tail: "50"})
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(io.LimitReader(rc, 1<<20))
+	return string(b)
+}
+
+func tailOf(logs string, n int) string {
+	lines := strings.Split(strings.TrimRight(stripMux(logs), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 0 || (len(lines) == 1 && lines[0] == "") {
+		return ""
+	}
+	return "; container log ends: " + strings.Join(lines, " | ")
+}
+
+// stripMux drops the 8-byte stream headers of a non-TTY container log.
+func stripMux(s string) string {
+	var out strings.Builder
+	b := []byte(s)
+	for len(b) >= 8 && (b[0] == 1 || b[0] == 2) && b[1] == 0 && b[2] == 0 && b[3] == 0 {
+		size := int(b[4])<<24 | int(b[5])<<16 | int(b[6])<<8 | int(b[7])
+		b = b[8:]
+		if size > len(b) {
+			size = len(b)
+		}
+		out.Write(b[:size])
+		b = b[size:]
+	}
+	if out.Len() == 0 {
+		return s
+	}
+	return out.String()
+}

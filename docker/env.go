@@ -1,0 +1,189 @@
+package dockerenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/idemcheck/idemcheck/certify"
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// LabelRun is the label every container and network of a run carries, with
+// the run's id as its value: the backstop Close and RemoveAll remove by.
+const LabelRun = "idemcheck.run"
+
+// Options configures Start.
+type Options struct {
+	// Replicas overrides the target's replica count when > 0.
+	Replicas int
+	// Logger receives lifecycle messages; nil discards them.
+	Logger *slog.Logger
+	// PostgresImage replaces idemcheck/postgres:15 (or
+	// $IDEMCHECK_POSTGRES_IMAGE): any image that serves PostgreSQL on 5432
+	// to user postgres without a password, database postgres, and logs
+	// "ready to accept connections".
+	PostgresImage string
+}
+
+// Env is a running container environment. Its methods are safe for
+// concurrent use; Close is idempotent and removes everything Start made.
+type Env struct {
+	target *target.Target
+	log    *slog.Logger
+	cli    *testcontainers.DockerClient
+	runID  string
+	apiKey string
+	image  string // the replicas' image
+
+	network  string // name
+	pg       *testcontainers.DockerContainer
+	gw       *testcontainers.DockerContainer
+	tox      *testcontainers.DockerContainer
+	links    *links
+	gateway  *gatewayCtl
+	replicas []*replica
+
+	mu        sync.Mutex
+	created   []string // container ids, for Close
+	networkID string
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Launch is Start as a certify.Launcher: `certify --docker` passes it.
+func Launch(ctx context.Context, tg *target.Target, opts certify.Options) (certify.Env, error) {
+	env, err := Start(ctx, tg, Options{Replicas: opts.Replicas, Logger: opts.Log})
+	if err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// Start brings a container environment up for tg: the network, then
+// PostgreSQL (when tg needs it), the gateway simulator and toxiproxy in
+// parallel, the proxies, then every replica in parallel, each
+// ready-checked. If any step fails, or ctx ends, everything already
+// created is removed before Start returns.
+func Start(ctx context.Context, tg *target.Target, opts Options) (env *Env, err error) {
+	e, err := newEnv(ctx, tg, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			e.Close()
+			panic(p)
+		}
+		if err != nil {
+			err = errors.Join(fmt.Errorf("start %s in docker: %w", tg.Name, err), e.Close())
+		}
+	}()
+	for _, step := range []func(context.Context) error{e.startNetwork, e.startServices, e.startLinks, e.startReplicas} {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	e.log.Info("docker environment up", "run", e.runID, "replicas", len(e.replicas), "image", e.image)
+	return e, nil
+}
+
+func newEnv(ctx context.Context, tg *target.Target, opts Options) (*Env, error) {
+	tt := *tg
+	if err := tt.Validate(); err != nil {
+		return nil, fmt.Errorf("target %q%w", tg.Name, err)
+	}
+	if opts.Replicas > 0 {
+		tt.Replicas = opts.Replicas
+	}
+	img, err := replicaImage(&tt)
+	if err != nil {
+		return nil, err
+	}
+	cli, err := newClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{target: &tt, log: opts.Logger, cli: cli, runID: randomHex(6), apiKey: "sk_test_idemcheck_" + randomHex(8), image: img}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	e.log = e.log.With("run", e.runID)
+	if err := checkImages(ctx, cli, e.images(opts)...); err != nil {
+		cli.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// replicaImage is the target's image:, or the reference-server image for
+// a target whose command is the reference server (the built-ins).
+func replicaImage(t *target.Target) (string, error) {
+	if t.Image != "" {
+		return t.Image, nil
+	}
+	if filepath.Base(t.Start.Command) == "reference-server" {
+		return ReferenceImage, nil
+	}
+	return "", fmt.Errorf("target %s: container mode needs an image: (only the built-in targets run the reference-server image)", t.Name)
+}
+
+func (e *Env) images(opts Options) []string {
+	imgs := []string{GatewayImage, ToxiproxyImage, e.image}
+	if e.needsPostgres() {
+		imgs = append(imgs, e.postgresImage(opts))
+	}
+	return imgs
+}
+
+func (e *Env) needsPostgres() bool {
+	for _, n := range e.target.Needs {
+		if n == "postgres" {
+			return true
+		}
+	}
+	return false
+}
+
+// Target is the validated target the Env runs.
+func (e *Env) Target() *target.Target { return e.target }
+
+// RunID is the value of the idemcheck.run label on everything the Env made.
+func (e *Env) RunID() string { return e.runID }
+
+// Replicas is the number of replicas.
+func (e *Env) Replicas() int { return len(e.replicas) }
+
+// ReplicaURL is the client-facing base URL of replica i: toxiproxy's
+// published port of its client link, so client-link faults apply.
+func (e *Env) ReplicaURL(i int) string {
+	if i < 0 || i >= len(e.replicas) {
+		return ""
+	}
+	return "http://" + e.links.clientAddr(i)
+}
+
+// GatewayController drives the simulator container over its control API.
+func (e *Env) GatewayController() gatewaysim.Controller { return e.gateway }
+
+// GatewayURL is the simulator's published address, for inspection.
+func (e *Env) GatewayURL() string { return e.gateway.c.BaseURL }
+
+// GatewayAPIKey is the secret key the replicas authenticate with.
+func (e *Env) GatewayAPIKey() string { return e.apiKey }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

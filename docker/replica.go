@@ -1,0 +1,221 @@
+package dockerenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// replicaPort is the port a replica listens on inside its container: the
+// target's {{.Port}} and the port of {{.ListenAddr}} (0.0.0.0:8080).
+const replicaPort = 8080
+
+// replica is one server container. Its name, network alias and proxies
+// never change, so a restarted replica is reachable on the same links.
+type replica struct {
+	idx   int
+	spec  spec
+	ready target.Ready
+
+	mu sync.Mutex // serialises Kill, Pause, Resume, Restart
+	c  *testcontainers.DockerContainer
+}
+
+// startReplicas renders every replica's configuration and starts them in
+// parallel, each ready-checked.
+func (e *Env) startReplicas(ctx context.Context) error {
+	for i := 0; i < e.target.Replicas; i++ {
+		s, err := e.replicaSpec(i)
+		if err != nil {
+			return err
+		}
+		e.replicas = append(e.replicas, &replica{idx: i, spec: s, ready: e.target.Ready})
+	}
+	errs := make([]error, len(e.replicas))
+	var wg sync.WaitGroup
+	for i, r := range e.replicas {
+		wg.Go(func() { errs[i] = e.startReplica(ctx, r) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// replicaSpec renders the target for replica i inside the network: the
+// standard variables point at the replica's own proxies in the toxiproxy
+// container. With image:, start.command (if any) replaces the image's
+// entrypoint and start.args are its command; for the built-ins (whose
+// command is the reference-server binary) only the args are kept.
+func (e *Env) replicaSpec(i int) (spec, error) {
+	v := target.Vars{Replica: i, ListenAddr: fmt.Sprintf("0.0.0.0:%d", replicaPort), Port: replicaPort,
+		GatewayURL: fmt.Sprintf("http://toxiproxy:%d", gatewayLinkPort(i)), GatewayAPIKey: e.apiKey,
+		TTL: e.target.Policy.TTL, MaxWait: e.target.Policy.MaxWait, WorkDir: "/tmp"}
+	if e.needsPostgres() {
+		v.DatabaseURL = fmt.Sprintf("postgres://postgres@toxiproxy:%d/postgres?sslmode=disable", pgPort(i))
+	}
+	run, err := e.target.Render(v)
+	if err != nil {
+		return spec{}, fmt.Errorf("replica %d: %w", i, err)
+	}
+	env := map[string]string{"LISTEN_ADDR": v.ListenAddr, "GATEWAY_URL": v.GatewayURL,
+		"GATEWAY_API_KEY": v.GatewayAPIKey, "IDEMPOTENCY_TTL": v.TTL.String()}
+	if v.DatabaseURL != "" {
+		env["DATABASE_URL"] = v.DatabaseURL
+	}
+	for _, kv := range run.Env {
+		k, val, _ := strings.Cut(kv, "=")
+		env[k] = val
+	}
+	s := spec{role: fmt.Sprintf("replica%d", i), image: e.image, cmd: run.Args, env: env,
+		ports: []string{fmt.Sprintf("%d/tcp", replicaPort)}}
+	if e.target.Image != "" && run.Command != "" {
+		s.entrypoint = []string{run.Command}
+	}
+	return s, nil
+}
+
+func (e *Env) startReplica(ctx context.Context, r *replica) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, err := e.run(ctx, r.spec)
+	if err != nil {
+		return fmt.Errorf("replica %d: %w", r.idx, err)
+	}
+	r.c = c
+	return e.waitReplica(ctx, r)
+}
+
+// waitReplica polls the ready path on the replica's own published port
+// (not through its client link, so a link fault cannot fail a restart).
+func (e *Env) waitReplica(ctx context.Context, r *replica) error {
+	addr, err := hostAddr(ctx, r.c, fmt.Sprintf("%d/tcp", replicaPort))
+	if err != nil {
+		return fmt.Errorf("replica %d: %w%s", r.idx, err, e.logTail(r.c, 10))
+	}
+	if err := waitHTTP(ctx, "http://"+addr+r.ready.Path, r.ready.Timeout); err != nil {
+		return fmt.Errorf("%w: replica %d (%s): %w%s", harness.ErrNotReady, r.idx, e.image, err, e.logTail(r.c, 10))
+	}
+	return nil
+}
+
+func (e *Env) replica(i int) (*replica, error) {
+	if e.closed.Load() {
+		return nil, harness.ErrClosed
+	}
+	if i < 0 || i >= len(e.replicas) {
+		return nil, fmt.Errorf("%w: %d of %d", harness.ErrNoReplica, i, len(e.replicas))
+	}
+	return e.replicas[i], nil
+}
+
+// Kill sends SIGKILL to replica i's container through the Docker API and
+// returns once the engine reports it stopped.
+func (e *Env) Kill(i int) error {
+	return e.control(i, "kill", func(ctx context.Context, id string) error {
+		if _, err := e.cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "KILL"}); err != nil {
+			return err
+		}
+		return e.waitState(ctx, id, func(running, _ bool) bool { return !running })
+	})
+}
+
+// Pause freezes replica i's container (docker pause, the cgroup freezer):
+// its sockets stay open, so requests hang instead of failing.
+func (e *Env) Pause(i int) error {
+	return e.control(i, "pause", func(ctx context.Context, id string) error {
+		_, err := e.cli.ContainerPause(ctx, id, client.ContainerPauseOptions{})
+		return err
+	})
+}
+
+// Resume thaws replica i's container.
+func (e *Env) Resume(i int) error {
+	return e.control(i, "resume", func(ctx context.Context, id string) error {
+		_, err := e.cli.ContainerUnpause(ctx, id, client.ContainerUnpauseOptions{})
+		return err
+	})
+}
+
+// Restart starts replica i's container again (same name, alias, proxies)
+// and waits for it to be ready. A running replica is stopped first
+// (SIGTERM, SIGKILL after 5s); a killed one is simply started.
+func (e *Env) Restart(ctx context.Context, i int) error {
+	r, err := e.replica(i)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := r.c.GetContainerID()
+	if running, paused, err := e.state(ctx, id); err == nil && running {
+		if paused {
+			_, _ = e.cli.ContainerUnpause(ctx, id, client.ContainerUnpauseOptions{})
+		}
+		grace := 5
+		if _, err := e.cli.ContainerStop(ctx, id, client.ContainerStopOptions{Timeout: &grace}); err != nil {
+			return fmt.Errorf("restart replica %d: stop: %w", i, err)
+		}
+	}
+	if _, err := e.cli.ContainerStart(ctx, id, client.ContainerStartOptions{}); err != nil {
+		return fmt.Errorf("restart replica %d: %w", i, err)
+	}
+	if err := e.waitReplica(ctx, r); err != nil {
+		return fmt.Errorf("restart replica %d: %w", i, err)
+	}
+	e.log.Info("replica restarted", "replica", i)
+	return nil
+}
+
+// control runs one Docker API call on replica i's container.
+func (e *Env) control(i int, what string, call func(context.Context, string) error) error {
+	r, err := e.replica(i)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := call(ctx, r.c.GetContainerID()); err != nil {
+		return fmt.Errorf("%s replica %d: %w", what, i, err)
+	}
+	e.log.Info("replica "+what, "replica", i)
+	return nil
+}
+
+func (e *Env) state(ctx context.Context, id string) (running, paused bool, err error) {
+	res, err := e.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+	if err != nil {
+		return false, false, err
+	}
+	st := res.Container.State
+	if st == nil {
+		return false, false, nil
+	}
+	return st.Running, st.Paused, nil
+}
+
+func (e *Env) waitState(ctx context.Context, id string, cond func(running, paused bool) bool) error {
+	for {
+		running, paused, err := e.state(ctx, id)
+		if err != nil {
+			return err
+		}
+		if cond(running, paused) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
