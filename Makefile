@@ -22,8 +22,10 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
+# One package at a time: the integration tests start PostgreSQL, toxiproxy
+# and replicas, and timing-sensitive faults on 2 cores need the cores.
 race:
-	$(GO) test -race -timeout 20m $(PKGS)
+	$(GO) test -race -p 1 -timeout 25m $(PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./gateway-sim/ ./reference/ ./checker/

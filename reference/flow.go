@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// maxLoops bounds the re-reads of one request's key; each iteration is a
-// state change observed, so reaching it means heavy churn on one key.
+// maxLoops bounds the re-reads of one request's key. An iteration follows a
+// wake-up, a lost takeover or a vanished row; a waiter normally needs a
+// handful, so reaching the bound means pathological churn on one key.
 const maxLoops = 64
 
 // retryAfter is the Retry-After of every retryable answer.

@@ -19,8 +19,8 @@ import (
 // Hub is one replica's LISTEN connection, fanned out to the requests waiting
 // in this process: one database connection per replica however many
 // duplicates wait, instead of one per waiter. A waiter Subscribes to its key
-// before it reads the key's state, so a NOTIFY sent after that read always
-// reaches it.
+// before it registers on the key's row (Store.Register), so the NOTIFY of
+// any finish after the registration reaches it.
 //
 // Notifications are a latency optimisation, never a safety mechanism: when
 // the connection drops, every waiter is woken on reconnect to re-read its
