@@ -39,7 +39,7 @@ type Member struct {
 
 // TestPolicy is what the built-ins declare in test mode: short TTLs and
 // leases so that late retries and crash recovery fit in seconds.
-var TestPolicy = target.Policy{TTL: 2 * time.Second, RetryWindow: 30 * time.Second, RecoveryWindow: 3 * time.Second, MaxWait: 2 * time.Second}
+var TestPolicy = target.Policy{TTL: time.Second, RetryWindow: 30 * time.Second, RecoveryWindow: 2 * time.Second, MaxWait: 2 * time.Second}
 
 // Members is the table: the reference first, then the zoo.
 var Members = []Member{

@@ -46,8 +46,9 @@ type Options struct {
 	Progress     func(Progress)
 	Env          Env // reuse a running environment instead of starting one
 	// Launch starts the environment; default StartProcesses. Container
-	// mode passes its own.
+	// mode passes its own, and Mode says which ("process" or "docker").
 	Launch Launcher
+	Mode   string
 }
 
 // Env is an environment certify can run families in: replicas as
@@ -186,7 +187,7 @@ func runID() string {
 func newReport(tg *target.Target, opts Options) *reports.Report {
 	rep := &reports.Report{
 		SchemaVersion: reports.SchemaVersion, Target: tg.Name, TargetFile: tg.File, Strict: opts.Strict,
-		Seed: opts.Seed, Budget: reports.Duration(opts.Budget), Started: time.Now().UTC(), Mode: "process",
+		Seed: opts.Seed, Budget: reports.Duration(opts.Budget), Started: time.Now().UTC(), Mode: orDefault(opts.Mode, "process"),
 		Replicas: tg.Replicas, Verdict: "unknown", Level: "L0",
 		Env:             map[string]string{"go": runtime.Version(), "os": runtime.GOOS + "/" + runtime.GOARCH},
 		Counterexamples: map[string]*history.History{},

@@ -66,7 +66,9 @@ func (e *Env) run(ctx context.Context, s spec) (*testcontainers.DockerContainer,
 		Started: true,
 		Logger:  tclog.NewNoopLogger(),
 	}
+	begin := time.Now()
 	c, err := testcontainers.GenericContainer(ctx, req)
+	e.log.Debug("container started", "role", s.role, "took", time.Since(begin).Round(time.Millisecond))
 	if c != nil {
 		e.track(c.GetContainerID())
 	}

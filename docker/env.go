@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/testcontainers/testcontainers-go"
 
@@ -38,12 +40,13 @@ type Options struct {
 // Env is a running container environment. Its methods are safe for
 // concurrent use; Close is idempotent and removes everything Start made.
 type Env struct {
-	target *target.Target
-	log    *slog.Logger
-	cli    *testcontainers.DockerClient
-	runID  string
-	apiKey string
-	image  string // the replicas' image
+	target  *target.Target
+	log     *slog.Logger
+	cli     *testcontainers.DockerClient
+	runID   string
+	apiKey  string
+	image   string // the replicas' image
+	pgImage string // the PostgreSQL image
 
 	network  string // name
 	pg       *testcontainers.DockerContainer
@@ -63,7 +66,7 @@ type Env struct {
 
 // Launch is Start as a certify.Launcher: `certify --docker` passes it.
 func Launch(ctx context.Context, tg *target.Target, opts certify.Options) (certify.Env, error) {
-	env, err := Start(ctx, tg, Options{Replicas: opts.Replicas, Logger: opts.Log})
+	env, err := Start(ctx, tg, Options{Replicas: opts.Replicas, Logger: opts.Log, PostgresImage: tg.PostgresImage})
 	if err != nil {
 		return nil, err
 	}
@@ -89,16 +92,27 @@ func Start(ctx context.Context, tg *target.Target, opts Options) (env *Env, err 
 			err = errors.Join(fmt.Errorf("start %s in docker: %w", tg.Name, err), e.Close())
 		}
 	}()
-	for _, step := range []func(context.Context) error{e.startNetwork, e.startServices, e.startLinks, e.startReplicas} {
-		if err := step(ctx); err != nil {
+	begin := time.Now()
+	for _, step := range []struct {
+		name string
+		run  func(context.Context) error
+	}{{"network", e.startNetwork}, {"services", e.startServices}, {"links", e.startLinks}, {"replicas", e.startReplicas}} {
+		t := time.Now()
+		if err := step.run(ctx); err != nil {
 			return nil, err
 		}
+		e.log.Debug("docker start step", "step", step.name, "took", time.Since(t).Round(time.Millisecond))
 	}
-	e.log.Info("docker environment up", "run", e.runID, "replicas", len(e.replicas), "image", e.image)
+	e.log.Info("docker environment up", "took", time.Since(begin).Round(time.Millisecond))
 	return e, nil
 }
 
 func newEnv(ctx context.Context, tg *target.Target, opts Options) (*Env, error) {
+	// Ryuk, testcontainers' reaper, is an image to pull, and nothing can be
+	// pulled; this package removes what it made itself (Close, labels).
+	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
+		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
 	tt := *tg
 	if err := tt.Validate(); err != nil {
 		return nil, fmt.Errorf("target %q%w", tg.Name, err)
@@ -115,6 +129,7 @@ func newEnv(ctx context.Context, tg *target.Target, opts Options) (*Env, error) 
 		return nil, err
 	}
 	e := &Env{target: &tt, log: opts.Logger, cli: cli, runID: randomHex(6), apiKey: "sk_test_idemcheck_" + randomHex(8), image: img}
+	e.pgImage = e.postgresImage(opts)
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}

@@ -14,9 +14,9 @@ import (
 // Proxy ports inside the toxiproxy container, fixed per replica so that
 // the client ports can be published when the container is created (before
 // any proxy exists). Targets have at most 16 replicas.
-func clientPort(i int) int   { return 20000 + i }
+func clientPort(i int) int      { return 20000 + i }
 func gatewayLinkPort(i int) int { return 20100 + i }
-func pgPort(i int) int       { return 20200 + i }
+func pgPort(i int) int          { return 20200 + i }
 
 // links are the proxies in the toxiproxy container, driven through its API.
 type links struct {

@@ -55,7 +55,7 @@ func (e *Env) startServices(ctx context.Context) error {
 // durability is not under test and a disk-backed data dir on an overlay
 // filesystem costs seconds per run.
 func (e *Env) startPostgres(ctx context.Context) error {
-	img := e.postgresImage(Options{})
+	img := e.pgImage
 	c, err := e.run(ctx, spec{role: "postgres", image: img, ports: []string{postgresPort},
 		env:   map[string]string{"POSTGRES_HOST_AUTH_METHOD": "trust"},
 		tmpfs: map[string]string{pgDataTmpfs: pgTmpfsOption},
@@ -114,9 +114,12 @@ func waitHTTP(ctx context.Context, url string, d time.Duration) error {
 	defer tick.Stop()
 	var last error
 	for {
-		last = probe(ctx, client, url)
-		if last == nil {
+		err := probe(ctx, client, url)
+		if err == nil {
 			return nil
+		}
+		if last == nil || ctx.Err() == nil { // keep the server's answer over our own deadline
+			last = err
 		}
 		select {
 		case <-ctx.Done():

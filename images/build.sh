@@ -45,7 +45,11 @@ scratch_image() {
   mkdir -p "$ctx"
   gobuild "$ctx/$binary" "$pkg"
   cp "images/$name/Dockerfile" "$ctx/Dockerfile"
-  docker build -q --label idemcheck.image="$name" -t "$tag" "$ctx" >/dev/null
+  # The legacy builder's deprecation notice is noise; show output on failure only.
+  if ! docker build -q --label idemcheck.image="$name" -t "$tag" "$ctx" >"$work/$name.log" 2>&1; then
+    cat "$work/$name.log" >&2
+    return 1
+  fi
   built+=("$tag")
 }
 
@@ -83,8 +87,7 @@ postgres_image() {
   chmod 1777 "$root/tmp"
   chown -R 101:104 "$root/var/lib/postgresql" "$root/var/run/postgresql"
   tar -C "$root" -c . | docker import \
-    --change 'USER postgres' \
-    --change "ENV PGBIN=/usr/lib/postgresql/$pgv/bin PGDATA=/var/lib/postgresql/data/pgdata TZ=UTC LANG=C" \
+    --change "ENV PATH=/usr/lib/postgresql/$pgv/bin:/bin PGBIN=/usr/lib/postgresql/$pgv/bin PGDATA=/var/lib/postgresql/data/pgdata TZ=UTC LANG=C" \
     --change 'EXPOSE 5432' \
     --change 'LABEL idemcheck.image=postgres' \
     --change 'ENTRYPOINT ["/pg-entrypoint"]' \

@@ -219,16 +219,18 @@ func genLateRetry(t *rapid.T, tg *target.Target, replicas int) Scenario {
 	tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
 	amount := drawAmount(t)
 	b.send(Send{ID: "first", Replica: -1, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "first"})
-	// Multiples of the TTL up to the promised retry window (and one past
-	// the TTL when the window is the TTL), never past the window: a retry
+	// One retry late inside the TTL (must be deduplicated) and one past it
+	// but inside the promised retry window, never past the window: a retry
 	// later than promised proves nothing.
-	limit := float64(tg.Policy.RetryWindow) / float64(tg.Policy.TTL)
-	at := rapid.SampledFrom([]float64{0.5, 1.5, 2.5}).Draw(t, "retry_at_ttl_multiple")
-	if at > limit {
-		at = limit
+	early := rapid.SampledFrom([]float64{0.5, 0.9}).Draw(t, "early_retry_at_ttl_multiple")
+	late := rapid.SampledFrom([]float64{1.5, 2.5}).Draw(t, "late_retry_at_ttl_multiple")
+	if limit := float64(tg.Policy.RetryWindow) / float64(tg.Policy.TTL); late > limit {
+		late = limit
 	}
-	b.wait(Wait{TTL: at})
-	b.send(Send{ID: "late", Client: 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: fmt.Sprintf("late-retry@%gxTTL", at)})
+	for i, at := range []float64{early, late} {
+		b.wait(Wait{TTL: at})
+		b.send(Send{ID: fmt.Sprintf("retry%d", i), Client: i + 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: fmt.Sprintf("late-retry@%gxTTL", at)})
+	}
 	return b.scenario("late-retry")
 }
 

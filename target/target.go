@@ -21,6 +21,10 @@ type Target struct {
 	// Image, when set, runs replicas as containers of this image instead
 	// of processes (container mode).
 	Image string `yaml:"image"`
+	// PostgresImage, in container mode, is the PostgreSQL image to run
+	// (default idemcheck/postgres:15, built by make images). It must be
+	// local: nothing is pulled.
+	PostgresImage string `yaml:"postgres_image"`
 	// Replicas is how many copies run at once on one database (default 2).
 	Replicas int `yaml:"replicas"`
 	// Needs lists the services the server needs: "postgres".

@@ -29,6 +29,7 @@ type certifyFlags struct {
 	json        bool
 	shard       string
 	databaseURL string
+	docker      bool
 }
 
 func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
@@ -45,6 +46,7 @@ func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
 	fs.BoolVar(&f.json, "json", false, "print report.json to stdout instead of progress and summary")
 	fs.StringVar(&f.shard, "shard", "", "`k/n`: run shard k of n disjoint seed ranges (nightly soak on n runners)")
 	fs.StringVar(&f.databaseURL, "database-url", "", "use this PostgreSQL instead of a throwaway cluster")
+	fs.BoolVar(&f.docker, "docker", false, "run PostgreSQL, the gateway, toxiproxy and the replicas as local Docker images (make images first)")
 }
 
 func newFlagSet(name, usage, example string, stderr io.Writer) *flag.FlagSet {
@@ -155,7 +157,7 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, s
 	if f.budget <= 0 {
 		return usageErr("--budget: expected a positive duration such as 60s, got %s", f.budget)
 	}
-	tg, err := resolveTarget(f.target)
+	tg, err := resolveTarget(f.target, f.docker)
 	if err != nil {
 		return err
 	}
@@ -164,10 +166,14 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, s
 		dir = filepath.Join("idemcheck-report", tg.Name)
 	}
 	progress := newProgress(stderr, f.json)
-	rep, runErr := certify.Run(ctx, tg, certify.Options{
+	opts := certify.Options{
 		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Strict: f.strict,
 		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, Progress: progress.update,
-	})
+	}
+	if inDocker(f.docker, tg) {
+		opts.Launch, opts.Mode = dockerLauncher(), "docker"
+	}
+	rep, runErr := certify.Run(ctx, tg, opts)
 	progress.close()
 	if rep == nil {
 		return usageErr("%v", runErr)

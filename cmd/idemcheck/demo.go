@@ -44,7 +44,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64, dir string, stderr io.Writer) (string, error) {
-	tg, err := resolveTarget(name)
+	tg, err := resolveTarget(name, false)
 	if err != nil {
 		return "", err
 	}

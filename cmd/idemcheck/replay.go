@@ -36,7 +36,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if name == "" {
 		name = sc.Target
 	}
-	tg, err := resolveTarget(name)
+	tg, err := resolveTarget(name, false)
 	if err != nil {
 		return err
 	}

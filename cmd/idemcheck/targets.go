@@ -9,8 +9,10 @@ import (
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// resolveTarget takes a built-in name or a target file path.
-func resolveTarget(arg string) (*target.Target, error) {
+// resolveTarget takes a built-in name or a target file path. In container
+// mode a built-in runs the reference-server image, so no host binary is
+// needed: only the command's base name is used inside the image.
+func resolveTarget(arg string, docker bool) (*target.Target, error) {
 	if arg == "" {
 		return nil, usageErr("--target is required: a built-in name (idemcheck list) or a target file")
 	}
@@ -28,7 +30,11 @@ func resolveTarget(arg string) (*target.Target, error) {
 	if err != nil {
 		return nil, usageErr("--target: %v", err)
 	}
-	t, err := m.Target("")
+	binDir := ""
+	if docker {
+		binDir = "/usr/local/bin"
+	}
+	t, err := m.Target(binDir)
 	if errors.Is(err, builtin.ErrNoBinary) {
 		return nil, &exitError{code: exitEnv, err: err}
 	}

@@ -31,6 +31,11 @@ func run(extra []string) error {
 	if data == "" {
 		data = "/var/lib/postgresql/data/pgdata"
 	}
+	if os.Getuid() == 0 {
+		if err := dropRoot(filepath.Dir(data)); err != nil {
+			return err
+		}
+	}
 	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
 		if err := initdb(bin, data); err != nil {
 			return err
@@ -38,9 +43,34 @@ func run(extra []string) error {
 	}
 	// Durability is not under test here (the SUT's database is never
 	// crashed, only the SUT), so trade it for speed.
-	args := []string{"postgres", "-D", data, "-c", "listen_addresses=*", "-c", "unix_socket_directories=/tmp",
+	args := []string{filepath.Join(bin, "postgres"), "-D", data, "-c", "listen_addresses=*", "-c", "unix_socket_directories=/tmp",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "jit=off"}
 	return syscall.Exec(filepath.Join(bin, "postgres"), append(args, extra...), os.Environ())
+}
+
+// The postgres user of the image's /etc/passwd (images/build.sh).
+const uid, gid = 101, 104
+
+// dropRoot hands the data directory's parent to postgres and becomes
+// postgres: PostgreSQL refuses to run as root, and a tmpfs mounted over the
+// data directory belongs to root whatever mode= asked for on some engines.
+func dropRoot(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chown(dir, uid, gid); err != nil {
+		return err
+	}
+	if err := syscall.Setgroups(nil); err != nil {
+		return fmt.Errorf("setgroups: %w", err)
+	}
+	if err := syscall.Setgid(gid); err != nil {
+		return fmt.Errorf("setgid: %w", err)
+	}
+	if err := syscall.Setuid(uid); err != nil {
+		return fmt.Errorf("setuid: %w", err)
+	}
+	return os.Setenv("HOME", "/var/lib/postgresql")
 }
 
 func initdb(bin, data string) error {
