@@ -39,7 +39,7 @@ func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
 		fs.StringVar(&f.level, "level", "", "certify up to this level only (L1..L5): the families that level needs")
 	}
 	fs.Uint64Var(&f.seed, "seed", 1, "seed: the same seed replays the same scenarios and faults")
-	fs.DurationVar(&f.budget, "budget", 60*time.Second, "total time budget, shared by the families")
+	fs.DurationVar(&f.budget, "budget", 50*time.Second, "total wall-time budget, set-up included, shared by the families")
 	fs.IntVar(&f.replicas, "replicas", 0, "override the target's replica count")
 	fs.StringVar(&f.reportDir, "report-dir", "", "where reports go (default idemcheck-report/<target>)")
 	fs.BoolVar(&f.strict, "strict", false, "count NON-STRICT (safe but not what the IETF draft asks) as failure")
@@ -207,7 +207,7 @@ func exitFor(rep *reports.Report, runErr error) error {
 // printSummary prints the verdict line, the non-PASS checks and where the
 // reports are.
 func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths) {
-	fmt.Fprintf(w, "%s: %s (level %s) in %s, seed %d\n", rep.Target, strings.ToUpper(rep.Verdict), rep.Level, roundDur(rep.Duration), rep.Seed)
+	fmt.Fprintf(w, "%s: %s (level %s) in %s, seed %d\n", rep.Target, verdictWord(rep.Verdict), rep.Level, roundDur(rep.Duration), rep.Seed)
 	for _, fr := range rep.Families {
 		line := fmt.Sprintf("  %-22s %-13s %4d scenarios", fr.Name, fr.Verdict, fr.Scenarios)
 		if fr.Incident != "" {

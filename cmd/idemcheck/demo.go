@@ -31,22 +31,29 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	var lines []string
+	unexpected := 0
 	for _, d := range demoRuns {
-		line, err := demoOne(ctx, d.target, d.budget, *seed, filepath.Join(*dir, d.target), stderr)
+		line, asExpected, err := demoOne(ctx, d.target, d.budget, *seed, filepath.Join(*dir, d.target), stderr)
 		if err != nil {
 			return err
 		}
-		lines = append(lines, line)
 		fmt.Fprintln(stdout, line)
+		if !asExpected {
+			unexpected++
+		}
+	}
+	if unexpected > 0 {
+		// The demo is also a self-check: the reference must pass and the
+		// broken servers must be caught.
+		return &exitError{code: exitFail, err: fmt.Errorf("demo: %d of %d verdicts were not the expected ones", unexpected, len(demoRuns))}
 	}
 	return nil
 }
 
-func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64, dir string, stderr io.Writer) (string, error) {
+func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64, dir string, stderr io.Writer) (line string, asExpected bool, err error) {
 	tg, err := resolveTarget(name, false)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	m, _ := builtin.Lookup(name)
 	var fams []string
@@ -57,13 +64,22 @@ func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64
 	rep, runErr := certify.Run(ctx, tg, certify.Options{Families: fams, Seed: seed, Budget: budget, ReportDir: dir, Progress: progress.update})
 	progress.close()
 	if rep == nil || runErr != nil && rep.Verdict != "fail" {
-		return "", &exitError{code: exitEnv, err: fmt.Errorf("demo %s: %v", name, runErr)}
+		return "", false, &exitError{code: exitEnv, err: fmt.Errorf("demo %s: %v", name, runErr)}
 	}
 	paths, err := reports.WriteAll(dir, rep)
 	if err != nil {
-		return "", &exitError{code: exitEnv, err: err}
+		return "", false, &exitError{code: exitEnv, err: err}
 	}
-	return demoLine(rep, paths), nil
+	want := "fail"
+	if m.Kind == "reference" {
+		want = "pass"
+	}
+	return demoLine(rep, paths), rep.Verdict == want, nil
+}
+
+// verdictWord is how a report's verdict reads in a summary line.
+func verdictWord(v string) string {
+	return map[string]string{"pass": "PASS", "fail": "FAILED", "unknown": "UNKNOWN"}[v]
 }
 
 func demoLine(rep *reports.Report, paths reports.Paths) string {
@@ -77,7 +93,7 @@ func demoLine(rep *reports.Report, paths reports.Paths) string {
 	if len(failed) > 0 {
 		what = strings.Join(dedupe(failed), ", ")
 	}
-	return fmt.Sprintf("%-16s %-7s %-34s %s", rep.Target, strings.ToUpper(rep.Verdict), what, paths.HTML)
+	return fmt.Sprintf("%-16s %-7s %-34s %s", rep.Target, verdictWord(rep.Verdict), what, paths.HTML)
 }
 
 func dedupe(xs []string) []string {

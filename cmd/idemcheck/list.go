@@ -19,10 +19,12 @@ type listing struct {
 }
 
 type listTarget struct {
-	Name   string   `json:"name"`
-	Kind   string   `json:"kind"`
-	Bug    string   `json:"bug"`
-	Expect []string `json:"expect"`
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"`
+	Bug     string   `json:"bug"`
+	Expect  []string `json:"expect"`
+	Verdict string   `json:"verdict,omitempty"` // how Expect shows: FAILED or NON-STRICT
+	Family  string   `json:"family,omitempty"`  // the family that finds the bug
 }
 
 type listFamily struct {
@@ -64,7 +66,7 @@ func buildListing() (listing, error) {
 		if expect == nil {
 			expect = []string{}
 		}
-		l.Targets = append(l.Targets, listTarget{Name: m.Name, Kind: m.Kind, Bug: m.Bug, Expect: expect})
+		l.Targets = append(l.Targets, listTarget{Name: m.Name, Kind: m.Kind, Bug: m.Bug, Expect: expect, Verdict: m.Verdict, Family: m.Family})
 	}
 	for _, f := range scenarios.Families {
 		l.Families = append(l.Families, listFamily{Name: f.Name, Level: f.Level, Doc: f.Doc})
@@ -88,7 +90,7 @@ func printListing(w io.Writer, l listing) {
 	for _, t := range l.Targets {
 		exp := ""
 		if len(t.Expect) > 0 {
-			exp = " [must fail " + strings.Join(t.Expect, ",") + "]"
+			exp = fmt.Sprintf(" [%s: %s %s]", t.Family, strings.Join(t.Expect, " or "), t.Verdict)
 		}
 		fmt.Fprintf(w, "  %-26s %-9s %s%s\n", t.Name, t.Kind, t.Bug, exp)
 	}
