@@ -245,7 +245,7 @@ type familyRun struct {
 
 func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, index int, share time.Duration, opts Options) (familyRun, checker.Result) {
 	start := time.Now()
-	agg := &aggregate{}
+	agg := &aggregate{start: start}
 	prop := &scenarios.Property{Runner: r, Family: fam, Replicas: r.Env.Replicas(), Ctx: ctx, OnExample: func(ex scenarios.Example) {
 		n, v := agg.add(ex)
 		if opts.Progress != nil {
@@ -260,7 +260,8 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 	seeds, failSeed, err := scenarios.Search(ctx, prop, seed, uint64(opts.ShardCount), share, shrink)
 	res := agg.result()
 	fr := familyRun{FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level, Verdict: string(res.Verdict),
-		Scenarios: agg.count(), Seeds: seeds, FailSeed: failSeed, Duration: reports.Duration(time.Since(start))}}
+		Scenarios: agg.count(), Seeds: seeds, FailSeed: failSeed, Duration: reports.Duration(time.Since(start)),
+		FirstFailure: reports.Duration(agg.firstFail)}}
 	if err != nil {
 		fr.Verdict = string(checker.Unknown)
 	}
@@ -279,6 +280,8 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 
 // aggregate merges every example's result of one family.
 type aggregate struct {
+	start      time.Time
+	firstFail  time.Duration
 	mu         sync.Mutex
 	results    []checker.Result
 	violations int
@@ -290,6 +293,9 @@ func (a *aggregate) add(ex scenarios.Example) (examples, violations int) {
 	a.results = append(a.results, ex.Result)
 	if ex.Failed() {
 		a.violations++
+		if a.violations == 1 {
+			a.firstFail = time.Since(a.start)
+		}
 	}
 	return len(a.results), a.violations
 }

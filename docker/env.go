@@ -161,14 +161,7 @@ func (e *Env) images(opts Options) []string {
 	return imgs
 }
 
-func (e *Env) needsPostgres() bool {
-	for _, n := range e.target.Needs {
-		if n == "postgres" {
-			return true
-		}
-	}
-	return false
-}
+func (e *Env) needsPostgres() bool { return e.target.NeedsPostgres() }
 
 // Target is the validated target the Env runs.
 func (e *Env) Target() *target.Target { return e.target }

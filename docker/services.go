@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/idemcheck/idemcheck/harness"
 	"net/http"
 	"os"
 	"sync"
@@ -114,7 +115,7 @@ func waitHTTP(ctx context.Context, url string, d time.Duration) error {
 	defer tick.Stop()
 	var last error
 	for {
-		err := probe(ctx, client, url)
+		err := harness.Probe(ctx, client, url)
 		if err == nil {
 			return nil
 		}
@@ -127,22 +128,6 @@ func waitHTTP(ctx context.Context, url string, d time.Duration) error {
 		case <-tick.C:
 		}
 	}
-}
-
-func probe(ctx context.Context, c *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return nil
 }
 
 // DatabaseURL is PostgreSQL's published address, direct (not through any

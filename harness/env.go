@@ -138,14 +138,7 @@ func (e *Env) makeWorkDir() error {
 	return nil
 }
 
-func (e *Env) needsPostgres() bool {
-	for _, n := range e.target.Needs {
-		if n == "postgres" {
-			return true
-		}
-	}
-	return false
-}
+func (e *Env) needsPostgres() bool { return e.target.NeedsPostgres() }
 
 func (e *Env) startDatabase(ctx context.Context, opts Options) error {
 	if !e.needsPostgres() {

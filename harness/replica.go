@@ -78,7 +78,7 @@ func (r *replica) waitReady(ctx context.Context, p *process) error {
 	defer tick.Stop()
 	var last error
 	for {
-		err := probe(ctx, client, url)
+		err := Probe(ctx, client, url)
 		if err == nil {
 			return nil
 		}
@@ -104,7 +104,9 @@ func (r *replica) startAborted(ctx context.Context, last error) error {
 	return r.notReady("not ready after "+r.ready.Timeout.String(), last)
 }
 
-func probe(ctx context.Context, c *http.Client, url string) error {
+// Probe is one readiness check: GET url must answer 2xx. Container mode
+// uses it too.
+func Probe(ctx context.Context, c *http.Client, url string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err

@@ -46,13 +46,16 @@ type Report struct {
 
 // FamilyResult is one scenario family's run.
 type FamilyResult struct {
-	Name      string   `json:"name"`
-	Level     string   `json:"level"`
-	Verdict   string   `json:"verdict"`   // worst check verdict in this family: PASS, NON-STRICT, ...
-	Scenarios int      `json:"scenarios"` // examples played, shrinking replays included
-	Seeds     int      `json:"seeds"`     // seeds tried
-	FailSeed  uint64   `json:"fail_seed,omitempty"`
-	Duration  Duration `json:"duration"`
+	Name      string `json:"name"`
+	Level     string `json:"level"`
+	Verdict   string `json:"verdict"`   // worst check verdict in this family: PASS, NON-STRICT, ...
+	Scenarios int    `json:"scenarios"` // examples played, shrinking replays included
+	Seeds     int    `json:"seeds"`     // seeds tried
+	FailSeed  uint64 `json:"fail_seed,omitempty"`
+	// FirstFailure is how long the family ran before its first failing
+	// example (before shrinking): the time-to-detection of the bug.
+	FirstFailure Duration `json:"first_failure,omitempty"`
+	Duration     Duration `json:"duration"`
 	// Shrunk is the minimal counterexample's size, when the family failed.
 	ShrunkRequests int      `json:"shrunk_requests,omitempty"`
 	ShrunkFaults   int      `json:"shrunk_faults,omitempty"`

@@ -87,6 +87,11 @@ func genConcurrent(t *rapid.T, tg *target.Target, replicas int) Scenario {
 	}
 	b.waitAll()
 	b.heal("slow")
+	// A sequential retry after completion checks the stored answer; drawn,
+	// so that shrinking can drop it when the duplicates alone fail.
+	if !rapid.Bool().Draw(t, "retry_after_completion") {
+		return b.scenario("concurrent-duplicates")
+	}
 	for o := 0; o < orders; o++ {
 		b.send(Send{ID: fmt.Sprintf("o%d_after", o), Client: 0, Replica: -1, Tenant: tenantOf(b.steps, fmt.Sprintf("o%d", o)), Key: fmt.Sprintf("k%d", o), Order: fmt.Sprintf("o%d", o), Amount: amountOf(b.steps, fmt.Sprintf("o%d", o)), Purpose: "retry-after-completion"})
 	}

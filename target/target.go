@@ -139,3 +139,8 @@ func expand(field, text string, v Vars) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// NeedsPostgres says whether the target asked for a PostgreSQL database.
+func (t *Target) NeedsPostgres() bool {
+	return slices.Contains(t.Needs, "postgres")
+}
