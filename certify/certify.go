@@ -364,6 +364,7 @@ func writeIncident(dir string, rep *reports.Report, fr *familyRun) error {
 		return err
 	}
 	sc := Incident(fr.fail, fmt.Sprintf("%s-%s-seed%d", rep.Target, fr.Name, fr.FailSeed))
+	sc.Target = rep.Target
 	data, err := sc.Marshal()
 	if err != nil {
 		return err
