@@ -244,6 +244,9 @@ type familyRun struct {
 }
 
 func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, index int, share time.Duration, opts Options) (familyRun, checker.Result) {
+	if need := fam.ExampleTime(r.Target); need > share {
+		return tooLong(fam, need, share)
+	}
 	start := time.Now()
 	agg := &aggregate{start: start}
 	prop := &scenarios.Property{Runner: r, Family: fam, Replicas: r.Env.Replicas(), Ctx: ctx, OnExample: func(ex scenarios.Example) {
@@ -276,6 +279,17 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 		opts.Progress(Progress{Family: fam.Name, Examples: agg.count(), Violations: agg.failures(), Elapsed: time.Since(start), Budget: share, Done: true})
 	}
 	return fr, res
+}
+
+// tooLong is the result of a family whose single example would not fit in
+// its share of the budget: UNKNOWN, with what to change, never a PASS.
+func tooLong(fam scenarios.Family, need, share time.Duration) (familyRun, checker.Result) {
+	note := fmt.Sprintf("not run: one %s example waits %s (the target's TTL or recovery window) but the family's share of the budget is %s; certify with a short test-mode policy.ttl, or a larger --budget", fam.Name, need, share.Round(time.Second))
+	res := checker.Result{Verdict: checker.Unknown, Level: "L0", Checks: []checker.CheckResult{{ID: "E2", Name: "retry window covered", Level: fam.Level, Verdict: checker.Unknown, Note: note}}}
+	if fam.Name != "late-retry" {
+		res.Checks[0] = checker.CheckResult{ID: "M6", Name: "convergence", Level: fam.Level, Verdict: checker.Unknown, Note: note}
+	}
+	return familyRun{FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level, Verdict: string(checker.Unknown)}}, res
 }
 
 // aggregate merges every example's result of one family.

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -17,15 +18,33 @@ type Family struct {
 	// Gen draws one scenario. Every Draw is labelled, so a shrunk
 	// counterexample reads as the choices that matter.
 	Gen func(t *rapid.T, tg *target.Target, replicas int) Scenario
+	// MinTime is the wall time one example needs at least for a target
+	// (it waits out TTLs or recovery windows); nil means "short".
+	MinTime func(tg *target.Target) time.Duration
 }
+
+// ExampleTime is how long one example of f needs at least against tg.
+func (f Family) ExampleTime(tg *target.Target) time.Duration {
+	if f.MinTime == nil {
+		return 0
+	}
+	return f.MinTime(tg)
+}
+
+// longExample is the longest single example mixed will draw: a target
+// whose TTL or recovery window is longer is certified for those levels by
+// the dedicated families, with a budget that fits.
+const longExample = 30 * time.Second
 
 // Families is the table of property-based families, in level order.
 // "mixed" is appended by init: it draws from all the others.
 var Families = []Family{
 	{Name: "concurrent-duplicates", Level: "L2", Doc: "duplicates in flight together, across replicas, with latency on the gateway", Gen: genConcurrent},
 	{Name: "key-reuse", Level: "L3", Doc: "same key with a different body (each field) and with semantically equal bodies", Gen: genKeyReuse},
-	{Name: "crash-window", Level: "L4", Doc: "kills, pauses, gateway faults and link faults at every point of a request, then retries", Gen: genCrash},
-	{Name: "late-retry", Level: "L5", Doc: "retries at fractions and multiples of the TTL and the promised retry window", Gen: genLateRetry},
+	{Name: "crash-window", Level: "L4", Doc: "kills, pauses, gateway faults and link faults at every point of a request, then retries", Gen: genCrash,
+		MinTime: func(tg *target.Target) time.Duration { return tg.Policy.RecoveryWindow }},
+	{Name: "late-retry", Level: "L5", Doc: "retries at fractions and multiples of the TTL and the promised retry window", Gen: genLateRetry,
+		MinTime: func(tg *target.Target) time.Duration { return min(5*tg.Policy.TTL/2, tg.Policy.RetryWindow) }},
 	{Name: "tenants", Level: "L1", Doc: "one key used by two tenants", Gen: genTenants},
 	{Name: "protocol", Level: "L1", Doc: "missing, empty, over-long, quoted and malformed keys; sequential retries", Gen: genProtocol},
 }
@@ -273,7 +292,13 @@ func genProtocol(t *rapid.T, tg *target.Target, replicas int) Scenario {
 }
 
 func genMixed(t *rapid.T, tg *target.Target, replicas int) Scenario {
-	fam := rapid.SampledFrom(Families[:len(Families)-1]).Draw(t, "family") // all but mixed itself
+	var fams []Family
+	for _, f := range Families[:len(Families)-1] { // all but mixed itself
+		if f.ExampleTime(tg) <= longExample {
+			fams = append(fams, f)
+		}
+	}
+	fam := rapid.SampledFrom(fams).Draw(t, "family")
 	sc := fam.Gen(t, tg, replicas)
 	sc.Family = "mixed"
 	sc.Name = "mixed/" + fam.Name

@@ -198,8 +198,10 @@ func exitFor(rep *reports.Report, runErr error) error {
 		return &exitError{code: exitFail, err: errSilent}
 	case runErr != nil:
 		return &exitError{code: exitEnv, err: runErr}
-	case rep.Verdict == "unknown":
+	case rep.Verdict == "unknown" && rep.Interrupted != "":
 		return &exitError{code: exitEnv, err: fmt.Errorf("could not decide: %s", rep.Interrupted)}
+	case rep.Verdict == "unknown":
+		return &exitError{code: exitEnv, err: errors.New("could not decide every check (UNKNOWN above): no violation was found, but that proves less than a PASS")}
 	}
 	return nil
 }
@@ -216,8 +218,12 @@ func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths) {
 		fmt.Fprintln(w, line)
 	}
 	for _, c := range rep.Checks {
-		if c.Verdict != "PASS" {
-			fmt.Fprintf(w, "  %-13s %s %s [%s]\n", c.Verdict, c.ID, c.Name, c.Family)
+		if c.Verdict == "PASS" {
+			continue
+		}
+		fmt.Fprintf(w, "  %-13s %s %s [%s]\n", c.Verdict, c.ID, c.Name, c.Family)
+		if c.Verdict == "UNKNOWN" && c.Note != "" {
+			fmt.Fprintf(w, "    %s\n", c.Note)
 		}
 	}
 	shown := map[string]bool{}
