@@ -6,6 +6,7 @@
 //	idemcheck replay scenarios/incidents/naive-concurrent-double-charge.yaml --target naive
 //	idemcheck list
 //	idemcheck demo
+//	idemcheck merge --report-dir report shard-1 shard-2
 //
 // Exit codes: 0 every check passed (NON-STRICT allowed unless --strict),
 // 1 a check FAILED, 2 bad usage or a bad target/scenario file, 3 the
@@ -81,6 +82,7 @@ func commands() []command {
 		{"replay", "replay one incident file exactly and print its verdicts", runReplay},
 		{"list", "list built-in targets, families and incidents", runList},
 		{"demo", "certify the reference and two broken servers", runDemo},
+		{"merge", "merge the reports of certify --shard runs into one", runMerge},
 	}
 }
 
@@ -97,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return c.run(ctx, args[1:], stdout, stderr)
 		}
 	}
-	return usageErr("unknown command %q: expected one of certify, run, replay, list, demo (see idemcheck --help)", args[0])
+	return usageErr("unknown command %q: expected one of certify, run, replay, list, demo, merge (see idemcheck --help)", args[0])
 }
 
 func printUsage(w io.Writer) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/reports"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -39,6 +41,8 @@ func TestCLI_UsageErrorsExit2(t *testing.T) {
 		{[]string{"run", "nonsense", "--target", "reference"}, `unknown family "nonsense"`},
 		{[]string{"replay", badIncident}, "inc.yaml:3: steps[0].fault.kind: expected one of"},
 		{[]string{"certify", "--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"merge"}, "merge: expected one or more report directories"},
+		{[]string{"merge", filepath.Join(t.TempDir(), "none")}, "report.json"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)
@@ -49,7 +53,7 @@ func TestCLI_UsageErrorsExit2(t *testing.T) {
 }
 
 func TestCLI_HelpExits0WithExample(t *testing.T) {
-	for _, cmd := range []string{"certify", "run", "replay", "list", "demo"} {
+	for _, cmd := range []string{"certify", "run", "replay", "list", "demo", "merge"} {
 		code, _, stderr := runCLI(t, cmd, "--help")
 		if code != exitPass || !strings.Contains(stderr, "Example:") || !strings.Contains(stderr, "idemcheck "+cmd) {
 			t.Errorf("%s --help: exit %d, output %q", cmd, code, stderr)
@@ -108,5 +112,26 @@ func TestCLI_ExitCodesEndToEnd(t *testing.T) {
 				t.Errorf("%s: %s not written: %v", c.target, f, err)
 			}
 		}
+	}
+}
+
+func TestCLI_MergeShards(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for i, verdict := range []string{"PASS", "FAILED"} {
+		rep := &reports.Report{SchemaVersion: reports.SchemaVersion, Target: "t", Level: "L5", Complete: true, Verdict: "pass",
+			Families: []reports.FamilyResult{{Name: "protocol", Verdict: verdict, Scenarios: 5}},
+			Checks:   []reports.Check{{ID: "M1", Name: "no double charge", Family: "protocol", Level: "L1", Verdict: verdict, Exercised: true}}}
+		if _, err := reports.WriteAll(dirs[i], rep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "merge", "--report-dir", out, dirs[0], dirs[1])
+	if code != exitFail || !strings.Contains(stdout, "t: FAILED (level L5) over 2 shards") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	merged, err := reports.ReadDir(out)
+	if err != nil || merged.Families[0].Scenarios != 10 {
+		t.Fatalf("merged report: %v %+v", err, merged)
 	}
 }

@@ -1,0 +1,116 @@
+package reports
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// Merge combines the reports of one target's shards (`certify --shard
+// k/n` on n runners) into one: families and checks matched by name, the
+// worst verdict of each, scenarios and seeds summed, every violation kept.
+// The level is the lowest any shard reached: a level is only as proven as
+// its weakest shard, and the shards' raw results are not in the reports.
+// Reports of different targets are refused.
+func Merge(reps ...*Report) (*Report, error) {
+	if len(reps) == 0 {
+		return nil, fmt.Errorf("merge: no reports")
+	}
+	out := *reps[0]
+	out.Families, out.Checks, out.Violations = nil, nil, nil
+	out.Counterexamples = map[string]*history.History{}
+	out.Shard, out.Complete, out.Level = "", true, "L5"
+	var dur time.Duration
+	for _, r := range reps {
+		if r.Target != out.Target {
+			return nil, fmt.Errorf("merge: reports of different targets (%s and %s)", out.Target, r.Target)
+		}
+		out.Complete = out.Complete && r.Complete
+		out.Level = min(out.Level, r.Level)
+		dur = max(dur, time.Duration(r.Duration))
+		out.Families = mergeFamilies(out.Families, r.Families)
+		out.Checks = mergeChecks(out.Checks, r.Checks)
+		out.Violations = append(out.Violations, r.Violations...)
+		for fam, h := range r.Counterexamples {
+			if out.Counterexamples[fam] == nil {
+				out.Counterexamples[fam] = h
+			}
+		}
+	}
+	out.Duration = Duration(dur)
+	out.Verdict = mergedVerdict(&out)
+	return &out, nil
+}
+
+func mergeFamilies(acc, next []FamilyResult) []FamilyResult {
+	for _, f := range next {
+		i := indexFamily(acc, f.Name)
+		if i < 0 {
+			acc = append(acc, f)
+			continue
+		}
+		a := &acc[i]
+		a.Verdict = worse(a.Verdict, f.Verdict)
+		a.Scenarios += f.Scenarios
+		a.Seeds += f.Seeds
+		if a.Incident == "" && f.Incident != "" {
+			a.FailSeed, a.Incident, a.History, a.Steps = f.FailSeed, f.Incident, f.History, f.Steps
+			a.ShrunkRequests, a.ShrunkFaults, a.FirstFailure = f.ShrunkRequests, f.ShrunkFaults, f.FirstFailure
+		}
+	}
+	return acc
+}
+
+func indexFamily(fs []FamilyResult, name string) int {
+	for i, f := range fs {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func mergeChecks(acc, next []Check) []Check {
+	for _, c := range next {
+		found := false
+		for i := range acc {
+			if acc[i].ID == c.ID && acc[i].Family == c.Family {
+				acc[i].Verdict = worse(acc[i].Verdict, c.Verdict)
+				acc[i].Exercised = acc[i].Exercised || c.Exercised
+				found = true
+			}
+		}
+		if !found {
+			acc = append(acc, c)
+		}
+	}
+	return acc
+}
+
+func worse(a, b string) string {
+	if checker.Verdict(b).Rank() > checker.Verdict(a).Rank() {
+		return b
+	}
+	return a
+}
+
+// mergedVerdict applies the same rule as a single run: any FAILED (or
+// NON-STRICT under --strict) fails, any UNKNOWN or incomplete shard makes
+// it unknown, else pass.
+func mergedVerdict(r *Report) string {
+	verdict := "pass"
+	for _, c := range r.Checks {
+		switch {
+		case c.Verdict == string(checker.Failed), r.Strict && c.Verdict == string(checker.NonStrict):
+			return "fail"
+		case c.Verdict == string(checker.Unknown):
+			verdict = "unknown"
+		}
+	}
+	if !r.Complete {
+		return "unknown"
+	}
+	return verdict
+}
