@@ -5,6 +5,7 @@
 package certify
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -187,7 +188,7 @@ func runID() string {
 func newReport(tg *target.Target, opts Options) *reports.Report {
 	rep := &reports.Report{
 		SchemaVersion: reports.SchemaVersion, Target: tg.Name, TargetFile: tg.File, Strict: opts.Strict,
-		Seed: opts.Seed, Budget: reports.Duration(opts.Budget), Started: time.Now().UTC(), Mode: orDefault(opts.Mode, "process"),
+		Seed: opts.Seed, Budget: reports.Duration(opts.Budget), Started: time.Now().UTC(), Mode: cmp.Or(opts.Mode, "process"),
 		Replicas: tg.Replicas, Verdict: "unknown", Level: "L0",
 		Env:             map[string]string{"go": runtime.Version(), "os": runtime.GOOS + "/" + runtime.GOARCH},
 		Counterexamples: map[string]*history.History{},
@@ -215,26 +216,7 @@ func finish(rep *reports.Report, start time.Time, ctx context.Context, err error
 	case ctx.Err() != nil:
 		rep.Interrupted = "interrupted: " + context.Cause(ctx).Error()
 	}
-	rep.Verdict = overall(rep)
-}
-
-// overall is pass only when every check passed (NON-STRICT allowed unless
-// strict) and the run was complete; any FAILED is fail even if the run was
-// cut short, because a proven violation stays proven.
-func overall(rep *reports.Report) string {
-	verdict := "pass"
-	for _, c := range rep.Checks {
-		switch {
-		case c.Verdict == string(checker.Failed), rep.Strict && c.Verdict == string(checker.NonStrict):
-			return "fail"
-		case c.Verdict == string(checker.Unknown):
-			verdict = "unknown"
-		}
-	}
-	if !rep.Complete {
-		return "unknown"
-	}
-	return verdict
+	rep.Verdict = reports.OverallVerdict(rep)
 }
 
 // familyRun is one family's outcome with its counterexample.
@@ -339,7 +321,7 @@ func addFamily(rep *reports.Report, fr familyRun, res checker.Result) {
 	shown := map[string]int{}
 	if fr.fail != nil {
 		rep.Counterexamples[fr.Name] = fr.fail.History
-		replay := fmt.Sprintf("idemcheck replay %s --target %s", orDefault(fr.Incident, "<incident.yaml>"), targetArg(rep))
+		replay := fmt.Sprintf("idemcheck replay %s --target %s", cmp.Or(fr.Incident, "<incident.yaml>"), targetArg(rep))
 		for _, c := range fr.fail.Result.Checks {
 			for _, v := range c.Violations {
 				rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: fr.Name, Replay: replay})

@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -63,7 +64,7 @@ func toxic(f scenarios.Fault, name string) (harness.Toxic, error) {
 		return nil
 	}
 	num := func(key string, def int64) error {
-		v, err := strconv.ParseInt(orDefault(f.Params[key], strconv.FormatInt(def, 10)), 10, 64)
+		v, err := strconv.ParseInt(cmp.Or(f.Params[key], strconv.FormatInt(def, 10)), 10, 64)
 		if err != nil {
 			return fmt.Errorf("fault %s: params.%s: expected an integer, got %q", f.ID, key, f.Params[key])
 		}
@@ -86,13 +87,6 @@ func toxic(f scenarios.Fault, name string) (harness.Toxic, error) {
 		err = fmt.Errorf("fault %s: unknown kind %q", f.ID, f.Kind)
 	}
 	return harness.Toxic{Name: name, Type: f.Kind, Direction: dir, Attributes: attrs}, err
-}
-
-func orDefault(v, d string) string {
-	if v == "" {
-		return d
-	}
-	return v
 }
 
 // injectGateway adds a fault to the simulator, matched by order when the

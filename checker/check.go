@@ -69,7 +69,7 @@ func (c *CheckResult) flag(v Verdict, viol Violation) {
 	slices.Sort(viol.Ops)
 	viol.Ops = slices.Compact(viol.Ops)
 	c.Violations = append(c.Violations, viol)
-	c.Verdict = worst(c.Verdict, v)
+	c.Verdict = Worst(c.Verdict, v)
 	c.Exercised = true
 }
 

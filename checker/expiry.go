@@ -70,7 +70,7 @@ func (ix *index) e2Note(c *CheckResult) string {
 	case cov.LateRetries > 0 || len(c.Violations) > 0:
 		return fmt.Sprintf("judged %d definitive answers to retries sent in (TTL %v, retry window %v]", cov.LateRetries, ttl, rw)
 	case cov.PastTTL > 0:
-		c.Verdict = worst(c.Verdict, Unknown)
+		c.Verdict = Worst(c.Verdict, Unknown)
 		return fmt.Sprintf("%d answered retries went past the TTL, none into (TTL %v, retry window %v]: the declared window was not tested", cov.PastTTL, ttl, rw)
 	default:
 		return fmt.Sprintf("not exercised: no retry went past the TTL (%v)", ttl)

@@ -41,7 +41,7 @@ func (ix *index) m6() CheckResult {
 		}
 	}
 	if len(unknown) > 0 {
-		c.Verdict = worst(c.Verdict, Unknown)
+		c.Verdict = Worst(c.Verdict, Unknown)
 	}
 	c.Exercised = c.Exercised || judged > 0
 	c.Note = notes(fmt.Sprintf("judged %d keys after indeterminate answers", judged),

@@ -168,7 +168,7 @@ func mergeChecks(acc, next []CheckResult) []CheckResult {
 			continue
 		}
 		a := &acc[i]
-		a.Verdict = worst(a.Verdict, c.Verdict)
+		a.Verdict = Worst(a.Verdict, c.Verdict)
 		a.Exercised = a.Exercised || c.Exercised
 		a.Violations = append(a.Violations, c.Violations...)
 		a.Note = joinNotes(a.Note, c.Note)
@@ -200,10 +200,10 @@ func joinNotes(a, b string) string {
 func finish(checks []CheckResult, cov Coverage) Result {
 	v := Pass
 	for _, c := range checks {
-		v = worst(v, c.Verdict)
+		v = Worst(v, c.Verdict)
 	}
 	if cov.Incomplete > 0 || cov.Ops == 0 {
-		v = worst(v, Unknown)
+		v = Worst(v, Unknown)
 	}
 	level, why := certify(checks, cov)
 	return Result{Checks: checks, Verdict: v, Level: level, LevelNote: why, Coverage: cov}

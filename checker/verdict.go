@@ -47,8 +47,8 @@ func (v Verdict) Rank() int {
 // INFORMATIONAL and NON-STRICT do, UNKNOWN and FAILED do not.
 func (v Verdict) Acceptable() bool { return v.Rank() <= NonStrict.Rank() }
 
-// worst returns the more severe of a and b.
-func worst(a, b Verdict) Verdict {
+// Worst is the more severe of two verdicts, by Rank.
+func Worst(a, b Verdict) Verdict {
 	if b.Rank() > a.Rank() {
 		return b
 	}

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -151,7 +152,7 @@ func junitCheck(r *Report, c Check) junitCase {
 	case c.Failing(r.Strict):
 		tc.Failure = &junitProblem{Message: failureMessage(r, c), Type: c.Verdict, Text: failureText(r, c)}
 	case c.Verdict == string(checker.Unknown):
-		tc.Error = &junitProblem{Message: oneLine(orDefault(c.Note, "could not decide")), Type: c.Verdict, Text: c.Note}
+		tc.Error = &junitProblem{Message: oneLine(cmp.Or(c.Note, "could not decide")), Type: c.Verdict, Text: c.Note}
 	case !c.Exercised:
 		tc.Skipped = &junitProblem{Message: "not exercised"}
 	default:
@@ -166,7 +167,7 @@ func failureMessage(r *Report, c Check) string {
 	vs := violationsOf(r, c.Family, c.ID)
 	switch len(vs) {
 	case 0:
-		return clip(oneLine(c.Verdict+": "+orDefault(c.Note, c.Name)), 300)
+		return clip(oneLine(c.Verdict+": "+cmp.Or(c.Note, c.Name)), 300)
 	case 1:
 		return clip(oneLine(c.Verdict+": "+vs[0].Explanation), 300)
 	}
@@ -209,7 +210,7 @@ func passNote(c Check) string {
 
 // junitIncomplete is the suite that marks an interrupted run.
 func junitIncomplete(r *Report) junitSuite {
-	why := orDefault(r.Interrupted, "the run did not complete")
+	why := cmp.Or(r.Interrupted, "the run did not complete")
 	s := junitSuite{Name: "idemcheck", Time: seconds(0)}
 	s.add(junitCase{Classname: "idemcheck", Name: "run complete", Time: seconds(0),
 		Error: &junitProblem{Message: oneLine(why), Type: "INCOMPLETE",
@@ -238,13 +239,6 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ", ")
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // seconds formats d as JUnit wants it: seconds with a decimal point.

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -58,7 +59,7 @@ func mdHeader(b *strings.Builder, r *Report) {
 	}
 	b.WriteString("\n\n")
 	if !r.Complete {
-		fmt.Fprintf(b, "> [!WARNING]\n> **Incomplete run**: %s. Checks that passed judged only what was recorded.\n\n", cell(orDefault(r.Interrupted, "the run did not complete")))
+		fmt.Fprintf(b, "> [!WARNING]\n> **Incomplete run**: %s. Checks that passed judged only what was recorded.\n\n", cell(cmp.Or(r.Interrupted, "the run did not complete")))
 	}
 }
 

@@ -40,7 +40,7 @@ func Merge(reps ...*Report) (*Report, error) {
 		}
 	}
 	out.Duration = Duration(dur)
-	out.Verdict = mergedVerdict(&out)
+	out.Verdict = OverallVerdict(&out)
 	return &out, nil
 }
 
@@ -89,17 +89,14 @@ func mergeChecks(acc, next []Check) []Check {
 	return acc
 }
 
-func worse(a, b string) string {
-	if checker.Verdict(b).Rank() > checker.Verdict(a).Rank() {
-		return b
-	}
-	return a
-}
+func worse(a, b string) string { return string(checker.Worst(checker.Verdict(a), checker.Verdict(b))) }
 
-// mergedVerdict applies the same rule as a single run: any FAILED (or
-// NON-STRICT under --strict) fails, any UNKNOWN or incomplete shard makes
-// it unknown, else pass.
-func mergedVerdict(r *Report) string {
+// OverallVerdict is a report's verdict from its checks, the one rule for a
+// single run and a merge of shards: any FAILED (or NON-STRICT under
+// --strict) is "fail", even in an incomplete run, because a proven
+// violation stays proven; otherwise any UNKNOWN check or an incomplete
+// run is "unknown"; otherwise "pass".
+func OverallVerdict(r *Report) string {
 	verdict := "pass"
 	for _, c := range r.Checks {
 		switch {

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -205,8 +206,8 @@ func statusText(status int) string {
 func opTitle(o history.Op) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "op %d · client %d → replica %d\n", o.ID, o.Client, o.Replica)
-	fmt.Fprintf(&b, "%s · key %s · order %s · %d %s\n", orDefault(o.Tenant, "(no tenant)"), keyText(o), o.Order, o.Amount, o.Currency)
-	fmt.Fprintf(&b, "%s · %s %s", orDefault(o.Purpose, "request"), statusText(o.Status), o.Outcome)
+	fmt.Fprintf(&b, "%s · key %s · order %s · %d %s\n", cmp.Or(o.Tenant, "(no tenant)"), keyText(o), o.Order, o.Amount, o.Currency)
+	fmt.Fprintf(&b, "%s · %s %s", cmp.Or(o.Purpose, "request"), statusText(o.Status), o.Outcome)
 	if o.ChargeID != "" {
 		fmt.Fprintf(&b, " · charge %s", o.ChargeID)
 	}

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -77,14 +78,14 @@ func (t *Target) defaults() {
 		t.Ready.Timeout = DefaultReadyTimeout
 	}
 	p := &t.Protocol
-	p.Path = orDefault(p.Path, "/v1/charges")
-	p.KeyHeader = orDefault(p.KeyHeader, "Idempotency-Key")
-	p.AuthHeader = orDefault(p.AuthHeader, "Authorization")
-	p.AuthScheme = orDefault(p.AuthScheme, "Bearer")
-	p.ReplayHeader = orDefault(p.ReplayHeader, "Idempotent-Replayed")
+	p.Path = cmp.Or(p.Path, "/v1/charges")
+	p.KeyHeader = cmp.Or(p.KeyHeader, "Idempotency-Key")
+	p.AuthHeader = cmp.Or(p.AuthHeader, "Authorization")
+	p.AuthScheme = cmp.Or(p.AuthScheme, "Bearer")
+	p.ReplayHeader = cmp.Or(p.ReplayHeader, "Idempotent-Replayed")
 	f := &p.Fields
-	f.Amount, f.Currency = orDefault(f.Amount, "amount"), orDefault(f.Currency, "currency")
-	f.OrderID, f.ID, f.Status = orDefault(f.OrderID, "order_id"), orDefault(f.ID, "id"), orDefault(f.Status, "status")
+	f.Amount, f.Currency = cmp.Or(f.Amount, "amount"), cmp.Or(f.Currency, "currency")
+	f.OrderID, f.ID, f.Status = cmp.Or(f.OrderID, "order_id"), cmp.Or(f.ID, "id"), cmp.Or(f.Status, "status")
 	if t.Policy.RetryWindow == 0 {
 		t.Policy.RetryWindow = t.Policy.TTL
 	}
@@ -97,13 +98,6 @@ func (t *Target) defaults() {
 	if len(t.Tenants) == 0 {
 		t.Tenants = append([]string(nil), DefaultTenants...)
 	}
-}
-
-func orDefault(v, d string) string {
-	if v == "" {
-		return d
-	}
-	return v
 }
 
 var bad = yamlfile.Bad
