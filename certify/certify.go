@@ -20,6 +20,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/harness/process"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
@@ -45,34 +46,11 @@ type Options struct {
 	DatabaseURL  string
 	Log          *slog.Logger
 	Progress     func(Progress)
-	Env          Env // reuse a running environment instead of starting one
-	// Launch starts the environment; default StartProcesses. Container
-	// mode passes its own, and Mode says which ("process" or "docker").
-	Launch Launcher
+	Env          harness.Env // reuse a running environment instead of starting one
+	// Launch starts the environment; default process.Launch. Container
+	// mode passes docker.Launch, and Mode says which ("process" or "docker").
+	Launch harness.Launcher
 	Mode   string
-}
-
-// Env is an environment certify can run families in: replicas as
-// processes (harness.Env) or as containers, with toxiproxy on every link.
-type Env interface {
-	scenarios.Env
-	AddToxic(l harness.Link, t harness.Toxic) error
-	RemoveToxic(ctx context.Context, l harness.Link, name string) error
-	SetLinkEnabled(l harness.Link, enabled bool) error
-	Close() error
-}
-
-// Launcher starts an environment for a target.
-type Launcher func(ctx context.Context, tg *target.Target, opts Options) (Env, error)
-
-// StartProcesses runs the target's replicas as child processes next to an
-// in-process gateway simulator and toxiproxy.
-func StartProcesses(ctx context.Context, tg *target.Target, opts Options) (Env, error) {
-	env, err := harness.Start(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas})
-	if err != nil {
-		return nil, err
-	}
-	return env, nil
 }
 
 // Progress is reported after every example, for progress bars.
@@ -131,22 +109,36 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 		return rep, err
 	}
 	defer closeEnv()
-	runner := &scenarios.Runner{Env: env, Target: tg, Inject: Injector(env), Log: opts.Log, RunID: runID()}
+	runner := &scenarios.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID()}
+	defer runner.Close()
 	// The budget is wall time: what set-up took is not given again.
 	share := max((opts.Budget-time.Since(start))/time.Duration(len(fams)), time.Second)
-	var results []checker.Result
+	var runs []*familyRun
 	for i, fam := range fams {
 		if ctx.Err() != nil {
 			break
 		}
-		fr, res := runFamily(ctx, runner, fam, i, share, opts)
-		if err := writeIncident(opts.ReportDir, rep, &fr); err != nil {
-			opts.Log.Warn("incident file not written", "family", fam.Name, "err", err)
+		fr := runFamily(ctx, runner, fam, i, share, opts)
+		runs = append(runs, fr)
+		if err := reconcile(ctx, runner, runs); err != nil {
+			return rep, err
 		}
+	}
+	acct, err := account(ctx, runner, runs)
+	if err != nil {
+		return rep, err
+	}
+	results := []checker.Result{acct}
+	for _, fr := range runs {
+		if err := writeIncident(opts.ReportDir, rep, fr); err != nil {
+			opts.Log.Warn("incident file not written", "family", fr.Name, "err", err)
+		}
+		res := fr.result()
 		rep.Families = append(rep.Families, fr.FamilyResult)
 		addFamily(rep, fr, res)
 		results = append(results, res)
 	}
+	addAccounting(rep, acct)
 	merged := checker.Merge(results...)
 	rep.Level, rep.LevelNote, rep.Coverage = merged.Level, merged.LevelNote, merged.Coverage
 	return rep, nil
@@ -164,15 +156,15 @@ func families(names []string) ([]scenarios.Family, error) {
 	return fams, nil
 }
 
-func environment(ctx context.Context, tg *target.Target, opts Options) (Env, func(), error) {
+func environment(ctx context.Context, tg *target.Target, opts Options) (harness.Env, func(), error) {
 	if opts.Env != nil {
 		return opts.Env, func() {}, nil
 	}
 	launch := opts.Launch
 	if launch == nil {
-		launch = StartProcesses
+		launch = process.Launch
 	}
-	env, err := launch(ctx, tg, opts)
+	env, err := launch(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
 	}
@@ -223,16 +215,30 @@ func finish(rep *reports.Report, start time.Time, ctx context.Context, err error
 type familyRun struct {
 	reports.FamilyResult
 	fail *scenarios.Example
+	agg  *aggregate
+	res  *checker.Result // fixed result (a family that could not run)
 }
 
-func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, index int, share time.Duration, opts Options) (familyRun, checker.Result) {
+// result merges every example's judgement, re-judged ones included.
+func (fr *familyRun) result() checker.Result {
+	if fr.res != nil {
+		return *fr.res
+	}
+	res := fr.agg.result()
+	if fr.Verdict != string(checker.Unknown) {
+		fr.Verdict = string(res.Verdict)
+	}
+	return res
+}
+
+func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, index int, share time.Duration, opts Options) *familyRun {
 	if need := fam.ExampleTime(r.Target); need > share {
 		return tooLong(fam, need, share)
 	}
 	start := time.Now()
 	agg := &aggregate{start: start}
 	prop := &scenarios.Property{Runner: r, Family: fam, Replicas: r.Env.Replicas(), Ctx: ctx, OnExample: func(ex scenarios.Example) {
-		n, v := agg.add(ex)
+		n, v := agg.add(ex.Result)
 		if opts.Progress != nil {
 			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: share})
 		}
@@ -244,34 +250,39 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 	seed := opts.Seed + uint64(index)<<32 + uint64(opts.ShardIndex-1)
 	seeds, failSeed, err := scenarios.Search(ctx, prop, seed, uint64(opts.ShardCount), share, shrink)
 	res := agg.result()
-	fr := familyRun{FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level, Verdict: string(res.Verdict),
+	fr := &familyRun{agg: agg, FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level, Verdict: string(res.Verdict),
 		Scenarios: agg.count(), Seeds: seeds, FailSeed: failSeed, Duration: reports.Duration(time.Since(start)),
 		FirstFailure: reports.Duration(agg.firstFail)}}
 	if err != nil {
 		fr.Verdict = string(checker.Unknown)
 	}
 	if ex := prop.LastFailure(); ex != nil {
-		fr.fail = ex
-		fr.ShrunkRequests, fr.ShrunkFaults = ex.Scenario.Requests(), ex.Scenario.Faults()
-		for _, s := range ex.Scenario.Steps {
-			fr.Steps = append(fr.Steps, s.String())
-		}
+		fr.setFailure(ex)
 	}
 	if opts.Progress != nil {
 		opts.Progress(Progress{Family: fam.Name, Examples: agg.count(), Violations: agg.failures(), Elapsed: time.Since(start), Budget: share, Done: true})
 	}
-	return fr, res
+	return fr
+}
+
+func (fr *familyRun) setFailure(ex *scenarios.Example) {
+	fr.fail = ex
+	fr.ShrunkRequests, fr.ShrunkFaults = ex.Scenario.Requests(), ex.Scenario.Faults()
+	fr.Steps = fr.Steps[:0]
+	for _, s := range ex.Scenario.Steps {
+		fr.Steps = append(fr.Steps, s.String())
+	}
 }
 
 // tooLong is the result of a family whose single example would not fit in
 // its share of the budget: UNKNOWN, with what to change, never a PASS.
-func tooLong(fam scenarios.Family, need, share time.Duration) (familyRun, checker.Result) {
+func tooLong(fam scenarios.Family, need, share time.Duration) *familyRun {
 	note := fmt.Sprintf("not run: one %s example waits %s (the target's TTL or recovery window) but the family's share of the budget is %s; certify with a short test-mode policy.ttl, or a larger --budget", fam.Name, need, share.Round(time.Second))
 	res := checker.Result{Verdict: checker.Unknown, Level: "L0", Checks: []checker.CheckResult{{ID: "E2", Name: "retry window covered", Level: fam.Level, Verdict: checker.Unknown, Note: note}}}
 	if fam.Name != "late-retry" {
 		res.Checks[0] = checker.CheckResult{ID: "M6", Name: "convergence", Level: fam.Level, Verdict: checker.Unknown, Note: note}
 	}
-	return familyRun{FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level, Verdict: string(checker.Unknown)}}, res
+	return &familyRun{res: &res, FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level, Verdict: string(checker.Unknown)}}
 }
 
 // aggregate merges every example's result of one family.
@@ -283,11 +294,11 @@ type aggregate struct {
 	violations int
 }
 
-func (a *aggregate) add(ex scenarios.Example) (examples, violations int) {
+func (a *aggregate) add(res checker.Result) (examples, violations int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.results = append(a.results, ex.Result)
-	if ex.Failed() {
+	a.results = append(a.results, res)
+	if res.Failed() {
 		a.violations++
 		if a.violations == 1 {
 			a.firstFail = time.Since(a.start)
@@ -317,7 +328,7 @@ func (a *aggregate) result() checker.Result {
 // addFamily adds a family's checks and evidence to the report: the shrunk
 // counterexample's violations, replayable from its incident file, and up
 // to three examples of every other non-PASS check, replayable by seed.
-func addFamily(rep *reports.Report, fr familyRun, res checker.Result) {
+func addFamily(rep *reports.Report, fr *familyRun, res checker.Result) {
 	shown := map[string]int{}
 	if fr.fail != nil {
 		rep.Counterexamples[fr.Name] = fr.fail.History

@@ -19,7 +19,8 @@ func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts
 		return nil, err
 	}
 	defer closeEnv()
-	runner := &scenarios.Runner{Env: env, Target: tg, Inject: Injector(env), Log: opts.Log, RunID: runID()}
+	runner := &scenarios.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID()}
+	defer runner.Close()
 	start := time.Now()
 	h, err := runner.Run(ctx, *sc)
 	return &scenarios.Example{Scenario: *sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}, nil

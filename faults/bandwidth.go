@@ -39,3 +39,9 @@ func (f *Bandwidth) Inject(_ context.Context, env Env) error {
 
 // Heal removes the toxic.
 func (f *Bandwidth) Heal(ctx context.Context, env Env) error { return f.toxics.remove(ctx, env) }
+
+func init() {
+	register("bandwidth", builder{"link", []string{"rate"}, func(r *reader) Fault {
+		return &Bandwidth{Link: r.link, Direction: r.dir, Rate: r.integer("rate", true), Toxicity: r.toxicity()}
+	}})
+}

@@ -49,3 +49,7 @@ func (f *Down) Heal(_ context.Context, env Env) error {
 	f.down = false
 	return nil
 }
+
+func init() {
+	register("down", builder{"link", nil, func(r *reader) Fault { return &Down{Link: r.link} }})
+}

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"sync"
 
-	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/history"
 )
@@ -44,22 +43,38 @@ type Ordered interface {
 	Order() string
 }
 
-// Env is what faults need from an environment. *harness.Env satisfies it;
-// faults imports harness (for Link and Toxic) and never the other way
-// round. A container-mode environment would satisfy it too.
+// Env is what faults act on: an environment (either mode, harness.Env)
+// bound to the history the faults are recorded in. Bind makes one.
 type Env interface {
-	Recorder() *history.Recorder
+	harness.Env
+	Recorder() Recorder
 	Logger() *slog.Logger
-	Replicas() int
-	AddToxic(l harness.Link, t harness.Toxic) error
-	RemoveToxic(ctx context.Context, l harness.Link, name string) error
-	SetLinkEnabled(l harness.Link, enabled bool) error
-	Kill(i int) error
-	Pause(i int) error
-	Resume(i int) error
-	Restart(ctx context.Context, i int) error
-	Gateway() *gatewaysim.Sim
 }
+
+// Recorder is where Apply records faults: one example's history, or
+// every history of a wave of examples living through the same fault.
+// *history.Recorder is one.
+type Recorder interface {
+	Inject(f history.Fault) int
+	Heal(id int)
+}
+
+// Bind makes env an Env whose faults are recorded in rec.
+func Bind(env harness.Env, rec Recorder, log *slog.Logger) Env {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return bound{env, rec, log}
+}
+
+type bound struct {
+	harness.Env
+	rec Recorder
+	log *slog.Logger
+}
+
+func (b bound) Recorder() Recorder   { return b.rec }
+func (b bound) Logger() *slog.Logger { return b.log }
 
 // Sentinel errors.
 var (
@@ -107,9 +122,21 @@ func Apply(ctx context.Context, env Env, f Fault) (HealFunc, error) {
 	}, nil
 }
 
+// Armed is implemented by faults that are installed now and strike later
+// (gateway rules): their history entry is armed, not fired, and the run's
+// ledger feed stamps Fired when the gateway reports the rule firing
+// (history.Fault.Params["fault_id"] names the rule). Every other fault
+// fires when Inject returns.
+type Armed interface {
+	RuleID() string
+}
+
 // record describes f as a history entry.
 func record(f Fault) history.Fault {
-	h := history.Fault{Name: f.Name(), Target: f.Target()}
+	h := history.Fault{Name: f.Name(), Target: f.Target(), Fired: history.FiredOnInject}
+	if _, ok := f.(Armed); ok {
+		h.Fired = 0
+	}
 	if p, ok := f.(Parametrized); ok {
 		h.Params = p.Params()
 	}

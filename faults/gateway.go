@@ -92,6 +92,10 @@ func (f *Gateway) fault() gatewaysim.Fault {
 	return gatewaysim.Fault{Kind: f.Kind, Match: f.Match, Latency: f.Latency, Times: f.Times}
 }
 
+// RuleID is the simulator's id of the installed rule ("" before Inject):
+// a gateway fault is armed when injected and fires later, if ever.
+func (f *Gateway) RuleID() string { return f.installed() }
+
 func (f *Gateway) installed() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -109,36 +113,65 @@ func (f *Gateway) Inject(_ context.Context, env Env) error {
 	if f.id != "" {
 		return errors.New("already injected as " + f.id)
 	}
-	f.id = env.Gateway().AddFault(gf)
+	id, err := env.GatewayController().AddFault(gf)
+	if err != nil {
+		return err
+	}
+	f.id = id
 	return nil
 }
 
 // Heal removes the rule and releases the responses it is holding: a
 // healed gateway withholds nothing.
-func (f *Gateway) Heal(_ context.Context, env Env) error {
+func (f *Gateway) Heal(ctx context.Context, env Env) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.id == "" {
 		return ErrNotInjected
 	}
-	sim := env.Gateway()
-	sim.RemoveFault(f.id)
-	err := releaseHolds(sim, func(h gatewaysim.Hold) bool { return h.FaultID == f.id })
+	ctl := env.GatewayController()
+	if err := ctl.RemoveFault(f.id); err != nil {
+		return err
+	}
+	err := releaseHolds(ctx, ctl, func(h gatewaysim.Hold) bool { return h.FaultID == f.id })
 	f.id = ""
 	return err
 }
 
 // releaseHolds releases the holds for which pick is true. A hold released
 // by someone else meanwhile is not an error.
-func releaseHolds(sim *gatewaysim.Sim, pick func(gatewaysim.Hold) bool) error {
+func releaseHolds(ctx context.Context, ctl gatewaysim.Controller, pick func(gatewaysim.Hold) bool) error {
+	holds, err := ctl.Holds(ctx)
+	if err != nil {
+		return err
+	}
 	var errs []error
-	for _, h := range sim.Holds() {
+	for _, h := range holds {
 		if !pick(h) {
 			continue
 		}
-		if err := sim.Release(h.ID); err != nil && !errors.Is(err, gatewaysim.ErrUnknownHold) {
+		if err := ctl.Release(h.ID); err != nil && !errors.Is(err, gatewaysim.ErrUnknownHold) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+var gatewayParams = []string{"order", "nth", "probability", "times", "latency"}
+
+// gatewayKinds maps spec kinds to simulator fault kinds; "slow" is the
+// simulator's latency.
+var gatewayKinds = map[string]gatewaysim.FaultKind{
+	"decline": gatewaysim.Decline, "fail_before_charge": gatewaysim.FailBeforeCharge,
+	"charge_then_fail": gatewaysim.ChargeThenFail, "charge_then_drop": gatewaysim.ChargeThenDrop,
+	"charge_then_hang": gatewaysim.ChargeThenHang, "slow": gatewaysim.Latency,
+}
+
+func init() {
+	for name, kind := range gatewayKinds {
+		register(name, builder{"gateway", gatewayParams, func(r *reader) Fault {
+			return &Gateway{Kind: kind, Latency: r.duration("latency", kind == gatewaysim.Latency), Times: int(r.integer("times", false)),
+				Match: gatewaysim.Match{OrderID: r.str("order", false), Nth: int(r.integer("nth", false)), Probability: r.float("probability", 0, 1)}}
+		}})
+	}
 }

@@ -8,13 +8,12 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
-	"github.com/idemcheck/idemcheck/harness"
 )
 
 // ledgerFor is the gateway's ledger entries for one order.
-func ledgerFor(env *harness.Env, order string) []gatewaysim.Charge {
+func ledgerFor(env *testEnv, order string) []gatewaysim.Charge {
 	var out []gatewaysim.Charge
-	for _, c := range env.Gateway().Ledger() {
+	for _, c := range env.proc.Gateway().Ledger() {
 		if c.OrderID == order {
 			out = append(out, c)
 		}
@@ -73,13 +72,8 @@ func TestGateway_ChargeThenFailIsReplayedOnRetry(t *testing.T) {
 	if l := ledgerFor(env, "ord_ctf"); len(l) != 1 || l[0].ID != chargeID(t, r) {
 		t.Errorf("retry answered %s, ledger %+v: want the one committed charge replayed", r.body, l)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := env.SyncLedger(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if h := env.Recorder().Snapshot(false); len(h.Charges) != 1 || h.Charges[0].Order != "ord_ctf" {
-		t.Errorf("recorded charges = %+v", h.Charges)
+	if f := env.rec.Snapshot(false).Faults; len(f) != 1 || f[0].Fired != 0 {
+		t.Errorf("recorded faults = %+v: want one gateway rule, armed (its firing is the ledger feed's to stamp)", f)
 	}
 }
 
@@ -90,7 +84,7 @@ func TestGateway_ChargeThenHangHoldsUntilHealed(t *testing.T) {
 	go func() { pending <- charge(env.ReplicaURL(0), "k_hang", "ord_hang", 20*time.Second) }()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := env.Gateway().WaitEvent(ctx, func(ev gatewaysim.Event) bool { return ev.Type == gatewaysim.EventHold }); err != nil {
+	if _, err := env.proc.Gateway().WaitEvent(ctx, func(ev gatewaysim.Event) bool { return ev.Type == gatewaysim.EventHold }); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -100,8 +94,8 @@ func TestGateway_ChargeThenHangHoldsUntilHealed(t *testing.T) {
 	}
 	mustHeal(t, heal)
 	mustOK(t, "released request", <-pending)
-	if len(env.Gateway().Holds()) != 0 || len(env.Gateway().Faults()) != 0 {
-		t.Errorf("after heal: holds %+v, faults %+v", env.Gateway().Holds(), env.Gateway().Faults())
+	if len(env.proc.Gateway().Holds()) != 0 || len(env.proc.Gateway().Faults()) != 0 {
+		t.Errorf("after heal: holds %+v, faults %+v", env.proc.Gateway().Holds(), env.proc.Gateway().Faults())
 	}
 }
 
@@ -135,8 +129,8 @@ func TestKillInHang_KillsInsideTheWindowAndTheRetryIsReplayed(t *testing.T) {
 	if r := <-pending; r.err == nil {
 		t.Fatalf("the client of a replica killed mid-charge got an answer: %d %s", r.status, r.body)
 	}
-	if env.Running(0) || len(env.Gateway().Holds()) != 0 || len(ledgerFor(env, order)) != 1 {
-		t.Fatalf("after KillInHang: running %v, holds %+v, ledger %+v", env.Running(0), env.Gateway().Holds(), ledgerFor(env, order))
+	if env.proc.Running(0) || len(env.proc.Gateway().Holds()) != 0 || len(ledgerFor(env, order)) != 1 {
+		t.Fatalf("after KillInHang: running %v, holds %+v, ledger %+v", env.proc.Running(0), env.proc.Gateway().Holds(), ledgerFor(env, order))
 	}
 	kill := recorded(env, "kill")
 	if len(kill) != 1 || kill[0].Order != order || kill[0].Params["hold"] == "" {
@@ -163,8 +157,8 @@ func TestCrashInHang_FromASpec(t *testing.T) {
 		t.Fatalf("request answered %d %s although its replica was killed in the hold", r.status, r.body)
 	}
 	mustHeal(t, heal)
-	if !env.Running(0) || len(env.Gateway().Faults()) != 0 || len(env.Gateway().Holds()) != 0 {
-		t.Fatalf("after heal: running %v faults %+v holds %+v", env.Running(0), env.Gateway().Faults(), env.Gateway().Holds())
+	if !env.proc.Running(0) || len(env.proc.Gateway().Faults()) != 0 || len(env.proc.Gateway().Holds()) != 0 {
+		t.Fatalf("after heal: running %v faults %+v holds %+v", env.proc.Running(0), env.proc.Gateway().Faults(), env.proc.Gateway().Holds())
 	}
 	composite, kill := recorded(env, "kill_in_hang"), recorded(env, "kill")
 	if len(composite) != 1 || !composite[0].Healed || composite[0].Order != "ord_spec" || len(kill) != 1 || !kill[0].Healed {
@@ -180,7 +174,7 @@ func TestCrashInHang_HealBeforeTheRequestDisarms(t *testing.T) {
 	env := newEnv(t, false)
 	heal := apply(t, env, &faults.CrashInHang{Replica: 0, OrderID: "ord_never"})
 	mustHeal(t, heal)
-	if !env.Running(0) || len(recorded(env, "kill")) != 0 || len(env.Gateway().Faults()) != 0 {
-		t.Errorf("a disarmed crash killed or left a rule: running %v, kills %+v", env.Running(0), recorded(env, "kill"))
+	if !env.proc.Running(0) || len(recorded(env, "kill")) != 0 || len(env.proc.Gateway().Faults()) != 0 {
+		t.Errorf("a disarmed crash killed or left a rule: running %v, kills %+v", env.proc.Running(0), recorded(env, "kill"))
 	}
 }

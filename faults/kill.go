@@ -62,3 +62,7 @@ func (f *Kill) Heal(ctx context.Context, env Env) error {
 	f.killed = false
 	return nil
 }
+
+func init() {
+	register("kill", builder{"replica", nil, func(r *reader) Fault { return &Kill{Replica: r.replica} }})
+}

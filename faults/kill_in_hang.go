@@ -21,23 +21,36 @@ import (
 // a fresh order id per attempt, as every scenario does. Bound the wait
 // with ctx.
 func KillInHang(ctx context.Context, env Env, replica int, orderID string) (HealFunc, error) {
-	hold, err := waitHold(ctx, env.Gateway(), func(ev gatewaysim.Event) bool { return ev.OrderID == orderID })
+	hold, err := waitHold(ctx, env.GatewayController(), 0, func(ev gatewaysim.Event) bool { return ev.OrderID == orderID })
 	if err != nil {
 		return nil, fmt.Errorf("inject kill in hang of %s: %w", orderID, err)
 	}
 	return killInHold(ctx, env, replica, hold)
 }
 
-func waitHold(ctx context.Context, sim *gatewaysim.Sim, match func(gatewaysim.Event) bool) (gatewaysim.Event, error) {
-	return sim.WaitEvent(ctx, func(ev gatewaysim.Event) bool {
-		return ev.Type == gatewaysim.EventHold && match(ev)
-	})
+// waitHold waits for the first hold after event since that match accepts.
+func waitHold(ctx context.Context, ctl gatewaysim.Controller, since int64, match func(gatewaysim.Event) bool) (gatewaysim.Event, error) {
+	events, cancel := ctl.SubscribeSince(since)
+	defer cancel()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return gatewaysim.Event{}, gatewaysim.ErrClosed
+			}
+			if ev.Type == gatewaysim.EventHold && match(ev) {
+				return ev, nil
+			}
+		case <-ctx.Done():
+			return gatewaysim.Event{}, fmt.Errorf("wait for a hold: %w", ctx.Err())
+		}
+	}
 }
 
 // killInHold kills the replica (recorded) and then releases the hold.
 func killInHold(ctx context.Context, env Env, replica int, hold gatewaysim.Event) (HealFunc, error) {
 	heal, err := Apply(ctx, env, &Kill{Replica: replica, Hold: hold.HoldID, OrderID: hold.OrderID})
-	relErr := env.Gateway().Release(hold.HoldID)
+	relErr := env.GatewayController().Release(hold.HoldID)
 	if errors.Is(relErr, gatewaysim.ErrUnknownHold) {
 		relErr = nil
 	}
@@ -87,20 +100,24 @@ func (f *CrashInHang) Inject(ctx context.Context, env Env) error {
 	if f.hang != nil {
 		return errors.New("already injected")
 	}
+	since, err := env.GatewayController().LastSeq(ctx)
+	if err != nil {
+		return err
+	}
 	hang := &Gateway{Kind: gatewaysim.ChargeThenHang, Match: gatewaysim.Match{OrderID: f.OrderID}, Times: 1}
 	if err := hang.Inject(ctx, env); err != nil {
 		return err
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	f.hang, f.cancel, f.done = hang, cancel, make(chan struct{})
-	go f.watch(wctx, env, hang.installed())
+	go f.watch(wctx, env, since, hang.installed())
 	return nil
 }
 
 // watch kills the replica inside the rule's hold.
-func (f *CrashInHang) watch(ctx context.Context, env Env, faultID string) {
+func (f *CrashInHang) watch(ctx context.Context, env Env, since int64, faultID string) {
 	defer close(f.done)
-	hold, err := waitHold(ctx, env.Gateway(), func(ev gatewaysim.Event) bool { return ev.FaultID == faultID })
+	hold, err := waitHold(ctx, env.GatewayController(), since, func(ev gatewaysim.Event) bool { return ev.FaultID == faultID })
 	if err != nil {
 		return // disarmed by Heal before the request came
 	}
@@ -129,4 +146,8 @@ func (f *CrashInHang) Heal(ctx context.Context, env Env) error {
 	}
 	f.hang, f.healKil, f.err = nil, nil, nil
 	return errors.Join(errs...)
+}
+
+func init() {
+	register("kill_in_hang", builder{"replica", []string{"order"}, func(r *reader) Fault { return &CrashInHang{Replica: r.replica, OrderID: r.str("order", true)} }})
 }

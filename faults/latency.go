@@ -50,3 +50,9 @@ func (f *Latency) Inject(_ context.Context, env Env) error {
 
 // Heal removes the toxic; data already delayed is still delivered.
 func (f *Latency) Heal(ctx context.Context, env Env) error { return f.toxics.remove(ctx, env) }
+
+func init() {
+	register("latency", builder{"link", []string{"latency", "jitter"}, func(r *reader) Fault {
+		return &Latency{Link: r.link, Direction: r.dir, Latency: r.duration("latency", true), Jitter: r.duration("jitter", false), Toxicity: r.toxicity()}
+	}})
+}

@@ -39,3 +39,9 @@ func (f *LimitData) Inject(_ context.Context, env Env) error {
 
 // Heal removes the toxic.
 func (f *LimitData) Heal(ctx context.Context, env Env) error { return f.toxics.remove(ctx, env) }
+
+func init() {
+	register("limit_data", builder{"link", []string{"bytes"}, func(r *reader) Fault {
+		return &LimitData{Link: r.link, Direction: r.dir, Bytes: r.integer("bytes", true), Toxicity: r.toxicity()}
+	}})
+}

@@ -13,12 +13,18 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/harnesstest"
+	"github.com/idemcheck/idemcheck/harness/process"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/internal/pgtest"
 )
 
-// *harness.Env is the environment faults run against.
-var _ faults.Env = (*harness.Env)(nil)
+// testEnv is a process-mode environment bound to a recorder of its own,
+// with the process environment's inspection methods at hand.
+type testEnv struct {
+	faults.Env
+	proc *process.Env
+	rec  *history.Recorder
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -29,13 +35,15 @@ func TestMain(m *testing.M) {
 
 // newEnv starts a one-replica environment around the test server; with
 // postgres, on a fresh database of the shared test cluster.
-func newEnv(t *testing.T, postgres bool) *harness.Env {
+func newEnv(t *testing.T, postgres bool) *testEnv {
 	t.Helper()
 	opts := harness.Options{Replicas: 1}
 	if postgres {
 		opts.DatabaseURL = pgtest.Cluster(t).URL()
 	}
-	return harnesstest.Start(t, harnesstest.Target(t, postgres, nil), opts)
+	proc := harnesstest.Start(t, harnesstest.Target(t, postgres, nil), opts)
+	rec := history.NewRecorder(history.History{Target: "testserver"})
+	return &testEnv{Env: faults.Bind(proc, rec, nil), rec: rec, proc: proc}
 }
 
 // result is one request's outcome as a client sees it.
@@ -81,7 +89,7 @@ func mustOK(t *testing.T, what string, r result) {
 }
 
 // apply injects f and fails the test on error; the heal is returned.
-func apply(t *testing.T, env *harness.Env, f faults.Fault) faults.HealFunc {
+func apply(t *testing.T, env *testEnv, f faults.Fault) faults.HealFunc {
 	t.Helper()
 	heal, err := faults.Apply(context.Background(), env, f)
 	if err != nil {
@@ -100,9 +108,9 @@ func mustHeal(t *testing.T, heal faults.HealFunc) {
 }
 
 // recorded returns the faults in env's history with the given name.
-func recorded(env *harness.Env, name string) []history.Fault {
+func recorded(env *testEnv, name string) []history.Fault {
 	var out []history.Fault
-	for _, f := range env.Recorder().Snapshot(false).Faults {
+	for _, f := range env.rec.Snapshot(false).Faults {
 		if f.Name == name {
 			out = append(out, f)
 		}

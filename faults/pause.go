@@ -46,3 +46,7 @@ func (f *Pause) Heal(_ context.Context, env Env) error {
 	f.paused = false
 	return nil
 }
+
+func init() {
+	register("pause", builder{"replica", nil, func(r *reader) Fault { return &Pause{Replica: r.replica} }})
+}

@@ -13,7 +13,7 @@ import (
 
 func TestKill_MakesTheReplicaUnreachableAndHealRestartsIt(t *testing.T) {
 	env := newEnv(t, false)
-	url, addr, pid := env.ReplicaURL(0)+"/healthz", env.ReplicaAddr(0), env.PID(0)
+	url, addr, pid := env.ReplicaURL(0)+"/healthz", env.proc.ReplicaAddr(0), env.proc.PID(0)
 	heal := apply(t, env, &faults.Kill{Replica: 0})
 	if harnesstest.Alive(pid) {
 		t.Fatalf("pid %d alive after kill", pid)
@@ -30,8 +30,8 @@ func TestKill_MakesTheReplicaUnreachableAndHealRestartsIt(t *testing.T) {
 
 	mustHeal(t, heal)
 	mustOK(t, "after restart", get(url, 5*time.Second))
-	if env.ReplicaAddr(0) != addr {
-		t.Errorf("restarted on %s, want %s", env.ReplicaAddr(0), addr)
+	if env.proc.ReplicaAddr(0) != addr {
+		t.Errorf("restarted on %s, want %s", env.proc.ReplicaAddr(0), addr)
 	}
 	f := recorded(env, "kill")
 	if len(f) != 1 || !f[0].Healed || f[0].Heal < f[0].Inject {
@@ -65,10 +65,10 @@ func TestPause_HangsRequestsAndHealCompletesThem(t *testing.T) {
 
 func TestRestart_ReplacesTheProcessOnTheSameAddress(t *testing.T) {
 	env := newEnv(t, false)
-	pid, addr := env.PID(0), env.ReplicaAddr(0)
+	pid, addr := env.proc.PID(0), env.proc.ReplicaAddr(0)
 	heal := apply(t, env, &faults.Restart{Replica: 0})
-	if env.PID(0) == pid || harnesstest.Alive(pid) || env.ReplicaAddr(0) != addr {
-		t.Fatalf("after restart pid %d (was %d) addr %s (was %s)", env.PID(0), pid, env.ReplicaAddr(0), addr)
+	if env.proc.PID(0) == pid || harnesstest.Alive(pid) || env.proc.ReplicaAddr(0) != addr {
+		t.Fatalf("after restart pid %d (was %d) addr %s (was %s)", env.proc.PID(0), pid, env.proc.ReplicaAddr(0), addr)
 	}
 	mustOK(t, "after restart", get(env.ReplicaURL(0)+"/healthz", 5*time.Second))
 	mustHeal(t, heal)

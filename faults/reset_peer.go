@@ -44,3 +44,9 @@ func (f *ResetPeer) Inject(_ context.Context, env Env) error {
 
 // Heal removes the toxic.
 func (f *ResetPeer) Heal(ctx context.Context, env Env) error { return f.toxics.remove(ctx, env) }
+
+func init() {
+	register("reset_peer", builder{"link", []string{"timeout"}, func(r *reader) Fault {
+		return &ResetPeer{Link: r.link, Direction: r.dir, Timeout: r.duration("timeout", false), Toxicity: r.toxicity()}
+	}})
+}

@@ -21,3 +21,7 @@ func (f *Restart) Inject(ctx context.Context, env Env) error { return env.Restar
 
 // Heal does nothing: the restart is complete when Inject returns.
 func (f *Restart) Heal(context.Context, Env) error { return nil }
+
+func init() {
+	register("restart", builder{"replica", nil, func(r *reader) Fault { return &Restart{Replica: r.replica} }})
+}

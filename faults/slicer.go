@@ -47,3 +47,10 @@ func (f *Slicer) Inject(_ context.Context, env Env) error {
 
 // Heal removes the toxic.
 func (f *Slicer) Heal(ctx context.Context, env Env) error { return f.toxics.remove(ctx, env) }
+
+func init() {
+	register("slicer", builder{"link", []string{"average_size", "size_variation", "delay"}, func(r *reader) Fault {
+		return &Slicer{Link: r.link, Direction: r.dir, AverageSize: int(r.integer("average_size", true)),
+			SizeVariation: int(r.integer("size_variation", false)), Delay: r.duration("delay", false), Toxicity: r.toxicity()}
+	}})
+}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/harness"
 )
 
@@ -139,50 +138,17 @@ type builder struct {
 
 var toxicParamsAllowed = []string{"toxicity"}
 
-var builders = map[string]builder{
-	"latency": {"link", []string{"latency", "jitter"}, func(r *reader) Fault {
-		return &Latency{Link: r.link, Direction: r.dir, Latency: r.duration("latency", true), Jitter: r.duration("jitter", false), Toxicity: r.toxicity()}
-	}},
-	"timeout": {"link", []string{"timeout"}, func(r *reader) Fault {
-		return &Timeout{Link: r.link, Direction: r.dir, Timeout: r.duration("timeout", false), Toxicity: r.toxicity()}
-	}},
-	"reset_peer": {"link", []string{"timeout"}, func(r *reader) Fault {
-		return &ResetPeer{Link: r.link, Direction: r.dir, Timeout: r.duration("timeout", false), Toxicity: r.toxicity()}
-	}},
-	"slicer": {"link", []string{"average_size", "size_variation", "delay"}, func(r *reader) Fault {
-		return &Slicer{Link: r.link, Direction: r.dir, AverageSize: int(r.integer("average_size", true)),
-			SizeVariation: int(r.integer("size_variation", false)), Delay: r.duration("delay", false), Toxicity: r.toxicity()}
-	}},
-	"limit_data": {"link", []string{"bytes"}, func(r *reader) Fault {
-		return &LimitData{Link: r.link, Direction: r.dir, Bytes: r.integer("bytes", true), Toxicity: r.toxicity()}
-	}},
-	"bandwidth": {"link", []string{"rate"}, func(r *reader) Fault {
-		return &Bandwidth{Link: r.link, Direction: r.dir, Rate: r.integer("rate", true), Toxicity: r.toxicity()}
-	}},
-	"down":         {"link", nil, func(r *reader) Fault { return &Down{Link: r.link} }},
-	"kill":         {"replica", nil, func(r *reader) Fault { return &Kill{Replica: r.replica} }},
-	"pause":        {"replica", nil, func(r *reader) Fault { return &Pause{Replica: r.replica} }},
-	"restart":      {"replica", nil, func(r *reader) Fault { return &Restart{Replica: r.replica} }},
-	"kill_in_hang": {"replica", []string{"order"}, func(r *reader) Fault { return &CrashInHang{Replica: r.replica, OrderID: r.str("order", true)} }},
-}
+// builders holds every fault kind; each kind's own file registers it in
+// its init, as toxiproxy's toxics do, so a new fault kind is one new file.
+var builders = map[string]builder{}
 
-var gatewayParams = []string{"order", "nth", "probability", "times", "latency"}
-
-// gatewayKinds maps spec kinds to simulator fault kinds; "slow" is the
-// simulator's latency.
-var gatewayKinds = map[string]gatewaysim.FaultKind{
-	"decline": gatewaysim.Decline, "fail_before_charge": gatewaysim.FailBeforeCharge,
-	"charge_then_fail": gatewaysim.ChargeThenFail, "charge_then_drop": gatewaysim.ChargeThenDrop,
-	"charge_then_hang": gatewaysim.ChargeThenHang, "slow": gatewaysim.Latency,
-}
-
-func init() {
-	for name, kind := range gatewayKinds {
-		builders[name] = builder{"gateway", gatewayParams, func(r *reader) Fault {
-			return &Gateway{Kind: kind, Latency: r.duration("latency", kind == gatewaysim.Latency), Times: int(r.integer("times", false)),
-				Match: gatewaysim.Match{OrderID: r.str("order", false), Nth: int(r.integer("nth", false)), Probability: r.float("probability", 0, 1)}}
-		}}
+// register adds a fault kind; a kind registered twice is a programming
+// error caught at start-up.
+func register(kind string, b builder) {
+	if _, dup := builders[kind]; dup {
+		panic("faults: kind registered twice: " + kind)
 	}
+	builders[kind] = b
 }
 
 // Kinds lists every fault kind a spec may name, sorted, for help texts.
@@ -194,6 +160,10 @@ func Kinds() []string {
 	slices.Sort(out)
 	return out
 }
+
+// TargetOf says what a kind acts on: "link", "replica" or "gateway" ("" for
+// an unknown kind).
+func TargetOf(kind string) string { return builders[kind].target }
 
 // Build checks the spec against its kind and returns the fault. Errors
 // are *SpecError naming the field.

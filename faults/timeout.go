@@ -43,3 +43,9 @@ func (f *Timeout) Inject(_ context.Context, env Env) error {
 
 // Heal removes the toxic.
 func (f *Timeout) Heal(ctx context.Context, env Env) error { return f.toxics.remove(ctx, env) }
+
+func init() {
+	register("timeout", builder{"link", []string{"timeout"}, func(r *reader) Fault {
+		return &Timeout{Link: r.link, Direction: r.dir, Timeout: r.duration("timeout", false), Toxicity: r.toxicity()}
+	}})
+}

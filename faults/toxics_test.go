@@ -178,7 +178,7 @@ func TestApply_FailedInjectionRecordsNothing(t *testing.T) {
 	if err == nil {
 		t.Error("Apply accepted direction sideways")
 	}
-	if got := env.Recorder().Snapshot(false).Faults; len(got) != 0 {
+	if got := env.rec.Snapshot(false).Faults; len(got) != 0 {
 		t.Errorf("failed injections were recorded: %+v", got)
 	}
 }

@@ -87,6 +87,13 @@ func (c *Client) Ledger(ctx context.Context) ([]Charge, error) {
 	return out.Charges, err
 }
 
+// LastSeq fetches GET /_sim/seq: the Seq of the gateway's latest event.
+func (c *Client) LastSeq(ctx context.Context) (int64, error) {
+	var out seqJSON
+	err := c.do(ctx, http.MethodGet, "/_sim/seq", nil, &out)
+	return out.Seq, err
+}
+
 // Reset calls POST /_sim/reset.
 func (c *Client) Reset(ctx context.Context) error {
 	return c.do(ctx, http.MethodPost, "/_sim/reset", nil, nil)

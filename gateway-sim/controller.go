@@ -1,19 +1,76 @@
 package gatewaysim
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+)
 
 // Controller is what a harness needs to drive a gateway during a run:
-// follow its events, wait for one, release holds, and add or remove
-// faults. *Sim is one (in-process); a simulator running as a process or
-// a container is driven through an adapter over Client. Keeping the
-// harness on this interface is what lets one runner serve both modes.
+// follow its events, know how far they go, read the ledger, release holds,
+// and add or remove faults. Local adapts an in-process *Sim; a simulator
+// running as a process or a container is driven through an adapter over
+// Client. Keeping the harness on this interface is what lets one runner
+// serve both modes.
+//
+// Every method that reaches the gateway returns an error: a fault that
+// was not installed must never be recorded as injected, and a ledger that
+// could not be read must never be judged as empty.
 type Controller interface {
-	Subscribe() (<-chan Event, func())
-	WaitEvent(ctx context.Context, pred func(Event) bool) (Event, error)
+	// SubscribeSince delivers every event with a Seq above since, in
+	// order and without loss, until the returned cancel is called.
+	SubscribeSince(since int64) (<-chan Event, func())
+	// LastSeq asks the gateway itself for the Seq of its latest event. A
+	// consumer that has handled that Seq has seen every decision made
+	// before the call: this is the ledger feed's barrier.
+	LastSeq(ctx context.Context) (int64, error)
+	// Ledger reads every charge the gateway has committed, in order.
+	Ledger(ctx context.Context) ([]Charge, error)
+	// Release releases one hold; an empty or unknown id is an error
+	// (ErrUnknownHold), never "every hold".
 	Release(holdID string) error
-	ReleaseAll()
-	AddFault(f Fault) string
-	RemoveFault(id string)
+	// ReleaseAll releases every hold, at cleanup.
+	ReleaseAll() error
+	// Holds lists the responses the gateway is withholding.
+	Holds(ctx context.Context) ([]Hold, error)
+	// AddFault installs a fault rule and returns its id.
+	AddFault(f Fault) (string, error)
+	// RemoveFault uninstalls a rule; an id already spent or removed is
+	// not an error.
+	RemoveFault(id string) error
 }
 
-var _ Controller = (*Sim)(nil)
+// Local is the Controller of an in-process simulator.
+func Local(s *Sim) Controller { return local{s} }
+
+type local struct{ s *Sim }
+
+func (l local) SubscribeSince(since int64) (<-chan Event, func()) { return l.s.SubscribeSince(since) }
+func (l local) LastSeq(context.Context) (int64, error)            { return l.s.LastSeq(), nil }
+func (l local) Ledger(context.Context) ([]Charge, error)          { return l.s.Ledger(), nil }
+func (l local) ReleaseAll() error                                 { l.s.ReleaseAll(); return nil }
+func (l local) Holds(context.Context) ([]Hold, error)             { return l.s.Holds(), nil }
+
+func (l local) Release(holdID string) error {
+	if holdID == "" {
+		return fmt.Errorf("release: %w: empty hold id", ErrUnknownHold)
+	}
+	return l.s.Release(holdID)
+}
+
+func (l local) AddFault(f Fault) (string, error) {
+	if err := f.Validate(); err != nil {
+		return "", err
+	}
+	return l.s.AddFault(f), nil
+}
+
+func (l local) RemoveFault(id string) error {
+	if err := l.s.removeFault(id); err != nil && !errors.Is(err, ErrUnknownFault) {
+		return err
+	}
+	return nil
+}
+
+// LastSeq is the Seq of the latest event (0 before the first).
+func (s *Sim) LastSeq() int64 { return s.events.lastSeq() }

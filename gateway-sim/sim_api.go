@@ -21,6 +21,7 @@ func (s *Sim) simRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /_sim/release", s.simRelease)
 	mux.HandleFunc("GET /_sim/holds", s.simHolds)
 	mux.HandleFunc("GET /_sim/events", s.simEvents)
+	mux.HandleFunc("GET /_sim/seq", s.simSeq)
 	mux.HandleFunc("/_sim/", s.simUnknown)
 }
 
@@ -145,4 +146,14 @@ func (s *Sim) simHolds(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Sim) simUnknown(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusNotFound, map[string]simError{"error": {"not_found", "no control endpoint " + r.Method + " " + r.URL.Path}})
+}
+
+// seqJSON is the body of GET /_sim/seq: the Seq of the latest event, the
+// target of a consumer's barrier.
+type seqJSON struct {
+	Seq int64 `json:"seq"`
+}
+
+func (s *Sim) simSeq(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, seqJSON{Seq: s.LastSeq()})
 }

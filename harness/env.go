@@ -4,107 +4,79 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"os"
-	"path/filepath"
-	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
-	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// DefaultStopTimeout is how long a replica gets between SIGTERM and SIGKILL
-// when it is restarted or the Env closes: long enough for a graceful HTTP
-// shutdown, short enough that Ctrl-C feels immediate.
-const DefaultStopTimeout = 5 * time.Second
+// Env is a running environment, whatever runs it: the replicas of a
+// target, the gateway simulator, and toxiproxy on every link. Process mode
+// (package harness/process) and container mode (package harness/docker)
+// are its two implementations; a new way to run a SUT is one more package
+// that implements Env and offers a Launcher. Methods are safe for
+// concurrent use; Close is idempotent and leaves nothing behind.
+type Env interface {
+	// Replicas is the number of replicas.
+	Replicas() int
+	// ReplicaURL is replica i's client-facing base URL, through its
+	// client->replicaN link so that client-link faults apply.
+	ReplicaURL(i int) string
+	// GatewayController drives the gateway simulator, wherever it runs.
+	GatewayController() gatewaysim.Controller
+	// Links lists every link of the environment.
+	Links() []Link
+	// AddToxic puts a toxic on a link; RemoveToxic takes it off.
+	AddToxic(l Link, t Toxic) error
+	RemoveToxic(ctx context.Context, l Link, name string) error
+	// SetLinkEnabled takes a link down (false) or up.
+	SetLinkEnabled(l Link, enabled bool) error
+	// Kill stops replica i at once (SIGKILL); Pause freezes it (SIGSTOP)
+	// and Resume thaws it; Restart starts it again on the same address
+	// and waits until it is ready.
+	Kill(i int) error
+	Pause(i int) error
+	Resume(i int) error
+	Restart(ctx context.Context, i int) error
+	// LogPaths are the environment's log files (replicas, toxiproxy), for
+	// reports and error messages.
+	LogPaths() []string
+	Close() error
+}
 
-// Options configures Start. The zero value starts everything throwaway.
+// Options configures a Launcher. The zero value starts everything
+// throwaway with the target's own replica count.
 type Options struct {
 	// DatabaseURL names a PostgreSQL server to use instead of a throwaway
-	// cluster. The Env creates a fresh database in it (dropped on Close)
-	// so that many Envs can share one server; without CREATEDB privilege
-	// it uses the named database itself. Ignored unless the target needs
-	// postgres.
+	// one (process mode; a fresh database is created in it and dropped on
+	// Close).
 	DatabaseURL string
-	// WorkDir holds the replicas' logs and scratch directories. Default: a
-	// new temporary directory, removed on Close unless KeepWorkDir. A
-	// WorkDir given here is the caller's and is never removed.
-	WorkDir     string
-	KeepWorkDir bool
-	// Logger receives lifecycle messages; nil discards them.
-	Logger *slog.Logger
-	// Recorder receives ledger charges (and, through package faults,
-	// faults). Default: a new Recorder for this target.
-	Recorder *history.Recorder
-	// GatewayConfig configures the in-process gateway simulator. Leave Now
-	// nil: ledger times are converted to the Recorder's clock with
-	// Recorder.At, which assumes the real clock.
-	GatewayConfig gatewaysim.Config
 	// Replicas overrides the target's replica count when > 0.
 	Replicas int
-	// StopTimeout is the SIGTERM-to-SIGKILL grace; default DefaultStopTimeout.
+	// Logger receives lifecycle messages; nil discards them.
+	Logger *slog.Logger
+	// Gateway configures the gateway simulator (its idempotency and key
+	// TTL). Leave Now nil: ledger times are read on the real clock.
+	Gateway gatewaysim.Config
+	// WorkDir holds logs and scratch space. Default: a new temporary
+	// directory, removed on Close unless KeepWorkDir. A WorkDir given
+	// here is the caller's and is never removed.
+	WorkDir     string
+	KeepWorkDir bool
+	// StopTimeout is the SIGTERM-to-SIGKILL grace of a restart or Close.
 	StopTimeout time.Duration
+	// PostgresImage replaces the default PostgreSQL image (container mode).
+	PostgresImage string
 }
 
-// Env is a running environment: PostgreSQL, the gateway simulator, an
-// embedded toxiproxy with a proxy on every link, and the server replicas
-// as child processes. Its methods are safe for concurrent use. Callers
-// must `defer env.Close()` right after Start, and a CLI should also use
-// CloseOnSignal: a Go program killed by SIGINT runs no defers.
-type Env struct {
-	target  *target.Target
-	log     *slog.Logger
-	rec     *history.Recorder
-	workDir string
-	ownDir  bool // workDir is ours to remove
-	keep    bool
-	apiKey  string
+// Launcher starts an environment for a target.
+type Launcher func(ctx context.Context, t *target.Target, opts Options) (Env, error)
 
-	db       *database
-	gw       *gateway
-	proxies  *proxies
-	clients  []string // client->replicaN proxy addresses
-	replicas []*replica
-
-	closed    atomic.Bool
-	closeOnce sync.Once
-	closeErr  error
-}
-
-// Start brings an environment up for t: the database (if t needs
-// postgres), the gateway, toxiproxy and its proxies, then every replica in
-// parallel, each ready-checked. If any step fails (or panics), everything
-// already started is torn down before Start returns.
-func Start(ctx context.Context, t *target.Target, opts Options) (env *Env, err error) {
-	e, err := newEnv(t, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			e.Close()
-			panic(p)
-		}
-		if err != nil {
-			err = errors.Join(err, e.Close())
-		}
-	}()
-	for _, step := range []func(context.Context, Options) error{e.startDatabase, e.startGateway, e.startProxies, e.startReplicas} {
-		if err := step(ctx, opts); err != nil {
-			return nil, fmt.Errorf("start %s: %w", t.Name, err)
-		}
-	}
-	return e, nil
-}
-
-func newEnv(t *target.Target, opts Options) (*Env, error) {
+// Prepare validates t and applies the options that change it (the
+// replica count): the one check both modes make before starting anything.
+func Prepare(t *target.Target, opts Options) (*target.Target, error) {
 	tt := *t
 	if err := tt.Validate(); err != nil {
 		return nil, fmt.Errorf("target %q%w", t.Name, err) // a FieldError without a file reads ": field: message"
@@ -112,247 +84,33 @@ func newEnv(t *target.Target, opts Options) (*Env, error) {
 	if opts.Replicas > 0 {
 		tt.Replicas = opts.Replicas
 	}
-	e := &Env{target: &tt, log: opts.Logger, rec: opts.Recorder, workDir: opts.WorkDir, keep: opts.KeepWorkDir, apiKey: "sk_test_idemcheck_" + randomHex(8)}
-	if e.log == nil {
-		e.log = slog.New(slog.DiscardHandler)
-	}
-	if e.rec == nil {
-		e.rec = history.NewRecorder(history.History{Target: tt.Name, Replicas: tt.Replicas, Tenants: tt.Tenants,
-			Policy: history.Policy(tt.Policy)})
-	}
-	if err := e.makeWorkDir(); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return &tt, nil
 }
 
-func (e *Env) makeWorkDir() error {
-	if e.workDir != "" {
-		return os.MkdirAll(e.workDir, 0o755)
-	}
-	dir, err := os.MkdirTemp("", "idemcheck-env-")
-	if err != nil {
-		return fmt.Errorf("work dir: %w", err)
-	}
-	e.workDir, e.ownDir = dir, true
-	return nil
-}
+// NewAPIKey is a fresh secret key for the replicas at the gateway; ledger
+// entries carry it, so charges made by anyone else stand out.
+func NewAPIKey() string { return "sk_test_idemcheck_" + RandomHex(8) }
 
-func (e *Env) needsPostgres() bool { return e.target.NeedsPostgres() }
-
-func (e *Env) startDatabase(ctx context.Context, opts Options) error {
-	if !e.needsPostgres() {
-		return nil
-	}
-	db, err := startDatabase(ctx, opts.DatabaseURL, e.log.With("component", "postgres"))
-	if err != nil {
-		return err
-	}
-	e.db = db
-	_, err = db.hostPort()
-	return err
-}
-
-func (e *Env) startGateway(_ context.Context, opts Options) error {
-	gw, err := startGateway(opts.GatewayConfig, e.rec, e.log)
-	if err != nil {
-		return err
-	}
-	e.gw = gw
-	return nil
-}
-
-func (e *Env) startProxies(_ context.Context, _ Options) error {
-	px, err := newProxies(filepath.Join(e.workDir, "toxiproxy.log"))
-	if err != nil {
-		return err
-	}
-	e.proxies = px
-	return nil
-}
-
-// startReplicas prepares every replica (ports, proxies, command) and then
-// starts them in parallel: start-up time is the slowest replica's, not
-// the sum.
-func (e *Env) startReplicas(ctx context.Context, opts Options) error {
-	for i := 0; i < e.target.Replicas; i++ {
-		if err := e.prepareReplica(i, opts); err != nil {
-			return err
-		}
-	}
-	errs := make([]error, len(e.replicas))
-	var wg sync.WaitGroup
-	for i, r := range e.replicas {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			errs[i] = r.start(ctx)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// prepareReplica picks the replica's port, creates its three proxies and
-// renders its command line with the proxied URLs.
-func (e *Env) prepareReplica(i int, opts Options) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	vars, err := e.replicaVars(i, addr, port)
-	if err != nil {
-		return err
-	}
-	run, err := e.target.Render(vars)
-	if err != nil {
-		return fmt.Errorf("replica %d: %w", i, err)
-	}
-	grace := opts.StopTimeout
-	if grace <= 0 {
-		grace = DefaultStopTimeout
-	}
-	e.replicas = append(e.replicas, &replica{
-		idx: i, addr: addr, logPath: e.LogPath(i), run: run, env: replicaEnviron(vars, run.Env, e.db != nil),
-		ready: e.target.Ready, grace: grace, log: e.log,
-	})
-	return nil
-}
-
-// replicaVars creates replica i's proxies and its scratch directory and
-// returns the template variables that point the replica at them.
-func (e *Env) replicaVars(i int, addr string, port int) (target.Vars, error) {
-	v := target.Vars{Replica: i, ListenAddr: addr, Port: port, GatewayAPIKey: e.apiKey,
-		TTL: e.target.Policy.TTL, MaxWait: e.target.Policy.MaxWait, WorkDir: filepath.Join(e.workDir, fmt.Sprintf("replica%d", i))}
-	if err := os.MkdirAll(v.WorkDir, 0o755); err != nil {
-		return v, fmt.Errorf("replica %d: %w", i, err)
-	}
-	client, err := e.proxies.add(ClientLink(i), addr)
-	if err != nil {
-		return v, err
-	}
-	e.clients = append(e.clients, client)
-	gw, err := e.proxies.add(GatewayLink(i), e.gw.addr)
-	if err != nil {
-		return v, err
-	}
-	v.GatewayURL = "http://" + gw
-	if e.db == nil {
-		return v, nil
-	}
-	up, _ := e.db.hostPort()
-	pg, err := e.proxies.add(PostgresLink(i), up)
-	if err != nil {
-		return v, err
-	}
-	v.DatabaseURL = e.db.viaProxy(pg)
-	return v, nil
-}
-
-// standardVars are the SUT configuration variables of DESIGN.md §2, set
-// for every replica so a target file need not list them; its own env
-// entries override them.
-var standardVars = []string{"LISTEN_ADDR", "DATABASE_URL", "GATEWAY_URL", "GATEWAY_API_KEY", "IDEMPOTENCY_TTL"}
-
-// replicaEnviron is the harness's environment without the standard
-// variables (a DATABASE_URL exported in the shell must not leak into a
-// SUT), then the standard variables, then the target's own.
-func replicaEnviron(v target.Vars, extra []string, postgres bool) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !isStandard(kv) {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "LISTEN_ADDR="+v.ListenAddr, "GATEWAY_URL="+v.GatewayURL,
-		"GATEWAY_API_KEY="+v.GatewayAPIKey, "IDEMPOTENCY_TTL="+v.TTL.String())
-	if postgres {
-		env = append(env, "DATABASE_URL="+v.DatabaseURL)
-	}
-	return append(env, extra...)
-}
-
-func isStandard(kv string) bool {
-	for _, k := range standardVars {
-		if len(kv) > len(k) && kv[:len(k)+1] == k+"=" {
-			return true
-		}
-	}
-	return false
-}
-
-// Target is the validated target the Env runs (defaults filled, replica
-// count overridden by Options.Replicas).
-func (e *Env) Target() *target.Target { return e.target }
-
-// Logger is the Env's logger, for faults and scenarios.
-func (e *Env) Logger() *slog.Logger { return e.log }
-
-// Recorder is the history the Env's ledger feed and faults write to.
-func (e *Env) Recorder() *history.Recorder { return e.rec }
-
-// Replicas is the number of replicas.
-func (e *Env) Replicas() int { return len(e.replicas) }
-
-// ReplicaURL is the client-facing base URL of replica i: through its
-// client->replicaN proxy, so client-link faults apply. "" for a bad index.
-func (e *Env) ReplicaURL(i int) string {
-	if i < 0 || i >= len(e.clients) {
-		return ""
-	}
-	return "http://" + e.clients[i]
-}
-
-// ReplicaURLs lists ReplicaURL for every replica, in index order.
-func (e *Env) ReplicaURLs() []string {
-	out := make([]string, len(e.clients))
-	for i := range e.clients {
-		out[i] = e.ReplicaURL(i)
-	}
-	return out
-}
-
-// ReplicaAddr is replica i's own listen address, bypassing toxiproxy. It
-// stays the same across restarts.
-func (e *Env) ReplicaAddr(i int) string {
-	if i < 0 || i >= len(e.replicas) {
-		return ""
-	}
-	return e.replicas[i].addr
-}
-
-// LogPath is replica i's log file (stdout and stderr of every launch,
-// each preceded by a marker line).
-func (e *Env) LogPath(i int) string {
-	return filepath.Join(e.workDir, fmt.Sprintf("replica%d.log", i))
-}
-
-// WorkDir is the directory holding logs and scratch space.
-func (e *Env) WorkDir() string { return e.workDir }
-
-// DatabaseURL is the Env's database, direct (not through any link): for
-// the harness's own inspection. "" when the target needs no PostgreSQL.
-func (e *Env) DatabaseURL() string {
-	if e.db == nil {
-		return ""
-	}
-	return e.db.url
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func randomHex(n int) string {
+// RandomHex is n random bytes in hex, for run and key ids.
+func RandomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// StandardVars are the SUT configuration variables every replica gets
+// (docs/protocol.md), whatever the target file lists; its own env entries
+// override them.
+var StandardVars = []string{"LISTEN_ADDR", "DATABASE_URL", "GATEWAY_URL", "GATEWAY_API_KEY", "IDEMPOTENCY_TTL"}
+
+// ReplicaEnv is replica environment built from the target's rendered
+// variables: the standard variables (DATABASE_URL only when the target
+// needs PostgreSQL), then the target's own env entries, which win.
+func ReplicaEnv(v target.Vars, own []string) []string {
+	env := []string{"LISTEN_ADDR=" + v.ListenAddr, "GATEWAY_URL=" + v.GatewayURL,
+		"GATEWAY_API_KEY=" + v.GatewayAPIKey, "IDEMPOTENCY_TTL=" + v.TTL.String()}
+	if v.DatabaseURL != "" {
+		env = append(env, "DATABASE_URL="+v.DatabaseURL)
+	}
+	return append(env, own...)
 }

@@ -100,7 +100,16 @@ type Fault struct {
 	Heal   time.Duration `json:"heal"`
 	Healed bool          `json:"healed"`
 	Order  string        `json:"order,omitempty"` // for gateway faults matched by order
+	// Fired is when the fault first struck. Network and process faults
+	// strike when injected; a gateway rule is armed when injected and
+	// fires when a request matches it (the ledger feed stamps it). Zero:
+	// armed but never fired, which is no evidence of a crash.
+	Fired time.Duration `json:"fired,omitempty"`
 }
+
+// FiredOnInject, as Fault.Fired given to Recorder.Inject, stamps Fired
+// with the injection time: the fault struck as it was injected.
+const FiredOnInject time.Duration = -1
 
 // Charge is one money movement recorded by the gateway's ledger, the ground
 // truth. Status is "succeeded" for moved money and "failed" for a decline

@@ -58,8 +58,23 @@ func (r *Recorder) Inject(f Fault) int {
 	f.ID = r.nextFlt
 	r.nextFlt++
 	f.Inject = r.Now()
+	if f.Fired == FiredOnInject {
+		f.Fired = f.Inject
+	}
 	r.h.Faults = append(r.h.Faults, f)
 	return f.ID
+}
+
+// Fire records that fault id first struck at (an offset on this clock);
+// a fault keeps its first firing.
+func (r *Recorder) Fire(id int, at time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.h.Faults {
+		if r.h.Faults[i].ID == id && r.h.Faults[i].Fired == 0 {
+			r.h.Faults[i].Fired = max(at, time.Nanosecond)
+		}
+	}
 }
 
 // Heal records that fault id was removed.

@@ -27,6 +27,12 @@ func TestIncidents_BadFilesNameFileLineField(t *testing.T) {
 	cases := []struct{ yaml, want string }{
 		{"name: x\nsteps:\n  - send: {key: k1}\n", "bad.yaml:3: steps[0].send.order: expected a symbolic order"},
 		{"name: x\nsteps:\n  - fault: {id: f, kind: earthquake}\n", "bad.yaml:3: steps[0].fault.kind: expected one of"},
+		{"name: x\nsteps:\n  - fault: {id: f, kind: latency, link: client->replica0, params: {latency: fast}}\n", "bad.yaml:3: steps[0].fault.params.latency: want a duration"},
+		{"name: x\nsteps:\n  - fault: {id: f, kind: latency, link: client->replica0}\n", "bad.yaml:3: steps[0].fault.params.latency: required for latency"},
+		{"name: x\nsteps:\n  - fault: {id: f, kind: latency, link: client->replica0, params: {latency: 5ms, jiter: 1ms}}\n", "bad.yaml:3: steps[0].fault.params.jiter: unknown param for latency"},
+		{"name: x\nsteps:\n  - fault: {id: f, kind: reset_peer, link: client->replica0, direction: sideways}\n", "bad.yaml:3: steps[0].fault.direction: want upstream, downstream or both"},
+		{"name: x\nsteps:\n  - fault: {id: f, kind: down, link: replica0->moon}\n", "bad.yaml:3: steps[0].fault.link: want a link"},
+		{"name: x\nsteps:\n  - fault: {id: f, kind: gateway:slow, order: o}\n", "bad.yaml:3: steps[0].fault.params.latency: required for slow"},
 		{"name: x\nsteps:\n  - heal: nope\n", "bad.yaml:3: steps[0].heal: expected the id of an earlier fault"},
 		{"name: x\nsteps:\n  - wait: {for: soon}\n", "bad.yaml:3: steps[0].wait.for: expected a duration"},
 		{"name: x\nsteps:\n  - send: {key: k, order: o}\n    wait: {for: 1s}\n", "bad.yaml:3: steps[0]: expected exactly one of"},

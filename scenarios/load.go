@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/internal/yamlfile"
 )
 
@@ -155,31 +157,54 @@ func (w *Wait) validate(at string, sends map[string]bool) error {
 	return nil
 }
 
-// FaultKinds lists the fault kinds a scenario can name.
-var FaultKinds = []string{"latency", "timeout", "reset_peer", "down", "slicer", "limit_data", "bandwidth",
-	"gateway:decline", "gateway:fail_before_charge", "gateway:charge_then_fail", "gateway:charge_then_drop", "gateway:charge_then_hang", "gateway:slow"}
-
-func (f *Fault) validate(at string, faults map[string]bool) error {
+// validate checks the fault as package faults will build it, so a bad
+// kind, link, direction or parameter is refused when the file loads,
+// naming the field.
+func (f *Fault) validate(at string, seen map[string]bool) error {
 	if f.ID == "" {
 		return bad(at+".id", "expected an id that a later heal can name")
 	}
-	if faults[f.ID] {
+	if seen[f.ID] {
 		return bad(at+".id", "fault id %q is used twice", f.ID)
 	}
-	faults[f.ID] = true
-	if !contains(FaultKinds, f.Kind) {
-		return bad(at+".kind", "expected one of %s, got %q", strings.Join(FaultKinds, ", "), f.Kind)
+	seen[f.ID] = true
+	if f.Order != "" && !strings.HasPrefix(f.Kind, "gateway:") {
+		return bad(at+".order", "only gateway:<kind> faults match an order, not %q", f.Kind)
 	}
-	if strings.HasPrefix(f.Kind, "gateway:") {
-		return nil
+	if f.Params["order"] != "" {
+		return bad(at+".params.order", "name the order with the fault's order field")
 	}
-	if !linkRE.MatchString(f.Link) {
-		return bad(at+".link", "expected client->replicaN, replicaN->gateway or replicaN->postgres, got %q", f.Link)
+	_, err := f.Spec(f.Order).Build()
+	var se *faults.SpecError
+	if !errors.As(err, &se) {
+		return err
 	}
-	if f.Direction != "" && f.Direction != "upstream" && f.Direction != "downstream" {
-		return bad(at+".direction", "expected upstream or downstream, got %q", f.Direction)
+	field := map[string]string{"kind": "kind", "target": "link", "direction": "direction"}[se.Field]
+	if field == "" {
+		field = "params." + se.Field
 	}
-	return nil
+	msg := se.Msg
+	if se.Field == "kind" {
+		msg = fmt.Sprintf("expected one of %s, got %q", strings.Join(FaultKinds(), ", "), f.Kind)
+	}
+	return bad(at+"."+field, "%s", msg)
+}
+
+// FaultKinds lists the fault kinds a scenario's fault step can name: the
+// network kinds on a link, and gateway:<kind> on the gateway (process
+// faults are their own steps: kill, pause, restart, resume).
+func FaultKinds() []string {
+	var out []string
+	for _, k := range faults.Kinds() {
+		switch faults.TargetOf(k) {
+		case "link":
+			out = append(out, k)
+		case "gateway":
+			out = append(out, "gateway:"+k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Checks and verdicts an Expect may name.

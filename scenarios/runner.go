@@ -3,62 +3,76 @@ package scenarios
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/client"
+	"github.com/idemcheck/idemcheck/faults"
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// Env is what the runner needs of an environment, processes or
-// containers alike.
-type Env interface {
-	Replicas() int
-	ReplicaURL(i int) string
-	// GatewayController drives the gateway simulator, wherever it runs.
-	GatewayController() gatewaysim.Controller
-	Kill(i int) error
-	Pause(i int) error
-	Resume(i int) error
-	Restart(ctx context.Context, i int) error
-}
-
-// Injector injects a network or gateway fault and returns its heal. It is
-// how the runner reaches the faults package without knowing its types.
-type Injector func(ctx context.Context, f Fault, order string) (heal func(context.Context) error, err error)
-
 // Runner plays scenarios against one environment. Each Run uses fresh
-// keys, orders and ledger scope, so nothing is reset between examples;
-// only what a fault broke is repaired (DESIGN.md §7).
+// keys and orders, so nothing is reset between examples; only what a
+// fault broke is repaired (DESIGN: one environment serves many examples).
+// One ledger feed follows the gateway for the Runner's whole life:
+// examples read their charges from it after a barrier, and Reconcile
+// holds the gateway's full ledger against every example. Close it.
 type Runner struct {
-	Env      Env
-	Target   *target.Target
-	Inject   Injector
-	Log      *slog.Logger
-	Timeout  time.Duration // per request; default max_wait + 15s
-	WaitMax  time.Duration // bound of a wait step without its own timeout; default 30s
-	RunID    string        // prefix of every real key and order; make it unique per process
-	examples int
+	Env     harness.Env
+	Target  *target.Target
+	Log     *slog.Logger
+	Timeout time.Duration // per request; default max_wait + 15s
+	WaitMax time.Duration // bound of a wait step without its own timeout; default 30s
+	RunID   string        // prefix of every real key and order; make it unique per process
+
+	feedOnce sync.Once
+	feed     *Feed
 	mu       sync.Mutex
+	examples int
+	owned    map[string]*played // real order -> the example that sent it
 }
 
 // Run plays sc and returns its history. An error means the scenario could
-// not be played (a wait timed out, a replica would not restart): its
-// history is still returned, marked incomplete, and judging it can only
-// find violations, never prove their absence.
+// not be played to its end (a wait timed out, a replica would not
+// restart, the ledger feed could not catch up): its history is still
+// returned, marked incomplete, and judging it can only find violations,
+// never prove their absence.
 func (r *Runner) Run(ctx context.Context, sc Scenario) (*history.History, error) {
 	p := r.newPlay(sc)
-	defer p.stop()
+	defer p.client.Close()
 	err := p.steps(ctx)
 	if cerr := p.cleanup(ctx); err == nil {
 		err = cerr
 	}
-	return p.rec.Snapshot(err == nil), err
+	h, jerr := p.evidence(ctx)
+	if err == nil {
+		err = jerr
+	}
+	h.Complete = err == nil
+	return h, err
+}
+
+// Feed is the Runner's ledger feed, started on first use.
+func (r *Runner) Feed() *Feed {
+	r.feedOnce.Do(func() { r.feed = NewFeed(r.Env.GatewayController()) })
+	return r.feed
+}
+
+// Close stops the ledger feed.
+func (r *Runner) Close() {
+	r.feedOnce.Do(func() {})
+	if r.feed != nil {
+		r.feed.Close()
+	}
 }
 
 func (r *Runner) nonce() string {
@@ -68,29 +82,34 @@ func (r *Runner) nonce() string {
 	return fmt.Sprintf("%s%d", r.RunID, r.examples)
 }
 
+func (r *Runner) log() *slog.Logger {
+	if r.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return r.Log
+}
+
 // play is one scenario's execution state.
 type play struct {
 	r       *Runner
 	sc      Scenario
 	nonce   string
 	rec     *history.Recorder
+	env     faults.Env // the environment, recording into rec
 	client  *client.Client
-	orders  sync.Map // real order id -> true
+	mu      sync.Mutex
+	orders  map[string]bool // real order ids this example sent
 	pending map[string]chan history.Op
-	faults  map[string]func(context.Context) error
-	killed  map[int]bool
-	paused  map[int]bool
-	unsub   func()
-	done    chan struct{}
+	faults  map[string]faults.HealFunc // active faults by scenario id ("kill:replica0" for process steps)
 	start   time.Time
 }
 
 func (r *Runner) newPlay(sc Scenario) *play {
 	pol := r.Target.Policy
+	r.Feed()
 	rec := history.NewRecorder(history.History{
 		Target: r.Target.Name, Family: sc.Family, Seed: sc.Seed, Replicas: r.Env.Replicas(),
-		Tenants: r.Target.Tenants,
-		Policy:  history.Policy{TTL: pol.TTL, RetryWindow: pol.RetryWindow, RecoveryWindow: pol.RecoveryWindow, MaxWait: pol.MaxWait},
+		Tenants: r.Target.Tenants, Policy: history.Policy(pol),
 	})
 	urls := make([]string, r.Env.Replicas())
 	for i := range urls {
@@ -100,41 +119,12 @@ func (r *Runner) newPlay(sc Scenario) *play {
 	if timeout == 0 {
 		timeout = pol.MaxWait + 15*time.Second
 	}
-	p := &play{
-		r: r, sc: sc, nonce: r.nonce(), rec: rec,
+	return &play{
+		r: r, sc: sc, nonce: r.nonce(), rec: rec, env: faults.Bind(r.Env, rec, r.log()),
 		client:  client.New(r.Target.Protocol, rec, urls, timeout),
-		pending: map[string]chan history.Op{}, faults: map[string]func(context.Context) error{},
-		killed: map[int]bool{}, paused: map[int]bool{}, done: make(chan struct{}), start: time.Now(),
+		orders:  map[string]bool{},
+		pending: map[string]chan history.Op{}, faults: map[string]faults.HealFunc{}, start: time.Now(),
 	}
-	p.follow()
-	return p
-}
-
-// follow copies the gateway's ledger events for this play's orders into
-// its history, stamped on the history's clock.
-func (p *play) follow() {
-	events, unsub := p.r.Env.GatewayController().Subscribe()
-	p.unsub = unsub
-	go func() {
-		defer close(p.done)
-		for ev := range events {
-			if _, ours := p.orders.Load(ev.OrderID); !ours || (ev.Type != "charge" && ev.Type != "decline") {
-				continue
-			}
-			status := "succeeded"
-			if ev.Type == "decline" {
-				status = "failed"
-			}
-			p.rec.Charge(history.Charge{ID: ev.ChargeID, Order: ev.OrderID, Amount: ev.Amount, Currency: ev.Currency,
-				Status: status, IdempotencyKey: ev.IdempotencyKey, APIKey: ev.APIKey, At: p.rec.At(ev.Time)})
-		}
-	}()
-}
-
-func (p *play) stop() {
-	p.unsub()
-	<-p.done
-	p.client.Close()
 }
 
 func (p *play) steps(ctx context.Context) error {
@@ -157,7 +147,7 @@ func (p *play) step(ctx context.Context, s Step) error {
 	case s.Heal != "":
 		return p.heal(ctx, s.Heal)
 	case s.Release != "":
-		return p.r.Env.GatewayController().Release(p.holdOf(ctx, s.Release))
+		return p.release(ctx, s.Release)
 	}
 	return p.process(ctx, s)
 }
@@ -171,9 +161,9 @@ func (p *play) send(ctx context.Context, s Send) error {
 	if err != nil {
 		return err
 	}
-	p.orders.Store(req.Order, true)
+	p.own(req.Order)
 	if o := p.bodyOrder(req.Body); o != "" {
-		p.orders.Store(o, true) // a mutated body may name another order
+		p.own(o) // a mutated body may name another order
 	}
 	if !s.Async {
 		p.client.Do(ctx, req)
@@ -241,75 +231,55 @@ func applyKeyForm(req *client.Request, form string) {
 	req.KeyHeader = &h
 }
 
+// process plays a process step as a fault: a kill or a pause opens one
+// (recorded when it has taken effect), the matching restart or resume
+// heals it; a restart of a running replica is a fault of its own.
 func (p *play) process(ctx context.Context, s Step) error {
-	env := p.r.Env
 	switch {
 	case s.Kill != nil:
-		p.killed[*s.Kill] = true
-		return p.recordProcess(*s.Kill, "kill", func() error { return env.Kill(*s.Kill) })
-	case s.Restart != nil:
-		delete(p.killed, *s.Restart)
-		return p.recordProcess(*s.Restart, "restart", func() error { return env.Restart(ctx, *s.Restart) })
+		return p.apply(ctx, processID("kill", *s.Kill), &faults.Kill{Replica: *s.Kill})
 	case s.Pause != nil:
-		p.paused[*s.Pause] = true
-		return p.recordProcess(*s.Pause, "pause", func() error { return env.Pause(*s.Pause) })
+		return p.apply(ctx, processID("pause", *s.Pause), &faults.Pause{Replica: *s.Pause})
+	case s.Restart != nil:
+		if _, killed := p.faults[processID("kill", *s.Restart)]; killed {
+			return p.heal(ctx, processID("kill", *s.Restart))
+		}
+		heal, err := faults.Apply(ctx, p.env, &faults.Restart{Replica: *s.Restart})
+		if err != nil {
+			return err
+		}
+		return heal(ctx)
 	case s.Resume != nil:
-		delete(p.paused, *s.Resume)
-		return p.recordProcess(*s.Resume, "resume", func() error { return env.Resume(*s.Resume) })
+		return p.heal(ctx, processID("pause", *s.Resume))
 	}
 	return fmt.Errorf("empty step")
 }
 
-// recordProcess records process faults as spans: a kill or pause opens
-// one, the matching restart or resume heals it.
-func (p *play) recordProcess(replica int, what string, do func() error) error {
-	name := fmt.Sprintf("replica%d", replica)
-	switch what {
-	case "kill", "pause":
-		id := p.rec.Inject(history.Fault{Name: what, Target: name})
-		p.faults[what+name] = func(context.Context) error { p.rec.Heal(id); return nil }
-	default:
-		open := map[string]string{"restart": "kill", "resume": "pause"}[what]
-		if heal, ok := p.faults[open+name]; ok {
-			defer heal(context.Background())
-			delete(p.faults, open+name)
-		}
-	}
-	if err := do(); err != nil {
-		return fmt.Errorf("%s %s: %w", what, name, err)
-	}
-	return nil
-}
+func processID(what string, replica int) string { return fmt.Sprintf("%s:replica%d", what, replica) }
 
+// inject applies a scenario fault through package faults, the one fault
+// path: what is recorded is what was applied.
 func (p *play) inject(ctx context.Context, f Fault) error {
-	if p.r.Inject == nil {
-		return fmt.Errorf("fault %s: this runner has no fault injector", f.ID)
-	}
 	order := ""
 	if f.Order != "" {
 		order = p.realOrder(f.Order)
 	}
-	heal, err := p.r.Inject(ctx, f, order)
+	fault, err := f.Spec(order).Build()
+	if err != nil {
+		return fmt.Errorf("fault %s: %w", f.ID, err)
+	}
+	return p.apply(ctx, f.ID, fault)
+}
+
+func (p *play) apply(ctx context.Context, id string, f faults.Fault) error {
+	if _, dup := p.faults[id]; dup {
+		return fmt.Errorf("fault %s is already active", id)
+	}
+	heal, err := faults.Apply(ctx, p.env, f)
 	if err != nil {
 		return err
 	}
-	params := map[string]string{}
-	for k, v := range f.Params {
-		params[k] = v
-	}
-	if f.Direction != "" {
-		params["direction"] = f.Direction
-	}
-	tgt := f.Link
-	if tgt == "" {
-		tgt = "gateway"
-	}
-	id := p.rec.Inject(history.Fault{Name: f.Kind, Target: tgt, Params: params, Order: order})
-	p.faults[f.ID] = func(ctx context.Context) error {
-		err := heal(ctx)
-		p.rec.Heal(id)
-		return err
-	}
+	p.faults[id] = heal
 	return nil
 }
 
@@ -322,36 +292,50 @@ func (p *play) heal(ctx context.Context, id string) error {
 	return h(ctx)
 }
 
+// release lets the gateway answer a held charge for a symbolic order; a
+// hold that never came is an error, never "release every hold".
+func (p *play) release(ctx context.Context, sym string) error {
+	ev, err := p.gatewayEvent(ctx, Wait{Timeout: time.Second}, gatewaysim.EventHold, p.realOrder(sym))
+	if err != nil {
+		return fmt.Errorf("release %s: %w", sym, err)
+	}
+	return p.r.Env.GatewayController().Release(ev.HoldID)
+}
+
 // cleanup repairs what the scenario broke, so the next example starts on
 // a healthy environment: faults healed, holds released, replicas resumed
 // and restarted. It always runs, also after a failed step.
 func (p *play) cleanup(ctx context.Context) error {
-	var errs []string
+	var errs []error
 	ctx = context.WithoutCancel(ctx)
-	p.r.Env.GatewayController().ReleaseAll()
-	for id := range p.faults {
-		if strings.HasPrefix(id, "kill") || strings.HasPrefix(id, "pause") {
-			continue
-		}
+	if err := p.r.Env.GatewayController().ReleaseAll(); err != nil {
+		errs = append(errs, fmt.Errorf("release holds: %w", err))
+	}
+	// Network and gateway faults first, then paused replicas resumed,
+	// then killed ones restarted, so that a restarted replica comes up on
+	// healthy links.
+	ids := slices.Sorted(maps.Keys(p.faults))
+	slices.SortStableFunc(ids, func(a, b string) int { return cleanupRank(a) - cleanupRank(b) })
+	for _, id := range ids {
 		if err := p.heal(ctx, id); err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
-	for i := range p.paused {
-		if err := p.process(ctx, Step{Resume: &i}); err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
-	for i := range p.killed {
-		if err := p.process(ctx, Step{Restart: &i}); err != nil {
-			errs = append(errs, err.Error())
+			errs = append(errs, err)
 		}
 	}
 	if err := p.collect(ctx, []string{"*"}); err != nil {
-		errs = append(errs, err.Error())
+		errs = append(errs, err)
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("cleanup: %s", strings.Join(errs, "; "))
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("cleanup: %w", err)
 	}
 	return nil
+}
+
+func cleanupRank(id string) int {
+	switch {
+	case strings.HasPrefix(id, "pause:"):
+		return 1
+	case strings.HasPrefix(id, "kill:"):
+		return 2
+	}
+	return 0
 }

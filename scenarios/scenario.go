@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 // Scenario is one deterministic timeline of client requests, faults and
@@ -88,6 +90,23 @@ type Fault struct {
 	Direction string            `yaml:"direction,omitempty"` // upstream | downstream (default downstream)
 	Order     string            `yaml:"order,omitempty"`     // gateway faults: match this order
 	Params    map[string]string `yaml:"params,omitempty"`
+}
+
+// Spec is the fault as package faults reads it, aimed at the real order
+// (gateway faults); the one translation from a scenario's fault to what
+// is injected.
+func (f Fault) Spec(order string) faults.Spec {
+	sp := faults.Spec{Kind: f.Kind, Target: f.Link, Direction: f.Direction, Params: maps.Clone(f.Params)}
+	if kind, ok := strings.CutPrefix(f.Kind, "gateway:"); ok {
+		sp.Kind, sp.Target = kind, "gateway"
+		if order != "" {
+			if sp.Params == nil {
+				sp.Params = map[string]string{}
+			}
+			sp.Params["order"] = order
+		}
+	}
+	return sp
 }
 
 // String is the step as one replayable line.

@@ -15,10 +15,10 @@ func (p *play) wait(ctx context.Context, w Wait) error {
 	case len(w.Responses) > 0:
 		return p.collect(ctx, w.Responses)
 	case w.Hold != "":
-		_, err := p.gatewayEvent(ctx, w, "hold", p.realOrder(w.Hold))
+		_, err := p.gatewayEvent(ctx, w, gatewaysim.EventHold, p.realOrder(w.Hold))
 		return err
 	case w.Charge != "":
-		_, err := p.gatewayEvent(ctx, w, "charge", p.realOrder(w.Charge))
+		_, err := p.gatewayEvent(ctx, w, gatewaysim.EventCharge, p.realOrder(w.Charge))
 		return err
 	case w.TTL > 0:
 		return p.sleepUntil(ctx, p.start.Add(time.Duration(w.TTL*float64(p.r.Target.Policy.TTL))))
@@ -55,26 +55,16 @@ func (p *play) sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
+// gatewayEvent waits, through the run's ledger feed, for the gateway's
+// first event of type typ for order.
 func (p *play) gatewayEvent(ctx context.Context, w Wait, typ, order string) (gatewaysim.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.bound(w))
 	defer cancel()
-	ev, err := p.r.Env.GatewayController().WaitEvent(ctx, func(ev gatewaysim.Event) bool {
-		return ev.Type == typ && ev.OrderID == order
-	})
+	ev, err := p.r.Feed().WaitOrder(ctx, order, typ)
 	if err != nil {
 		return ev, fmt.Errorf("no gateway %s event for %s: %w", typ, order, err)
 	}
 	return ev, nil
-}
-
-// holdOf finds the gateway's hold on an order, so a release step can name
-// the order instead of the hold id the gateway made up.
-func (p *play) holdOf(ctx context.Context, sym string) string {
-	ev, err := p.gatewayEvent(ctx, Wait{Timeout: time.Second}, "hold", p.realOrder(sym))
-	if err != nil {
-		return ""
-	}
-	return ev.HoldID
 }
 
 // collect waits for async sends to answer. "*" means all sent so far.

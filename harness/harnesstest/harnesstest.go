@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/harness/process"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -98,14 +99,14 @@ func Logger() *slog.Logger {
 }
 
 // Start starts an Env and closes it when the test ends.
-func Start(tb testing.TB, t *target.Target, opts harness.Options) *harness.Env {
+func Start(tb testing.TB, t *target.Target, opts harness.Options) *process.Env {
 	tb.Helper()
 	if opts.Logger == nil {
 		opts.Logger = Logger()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	env, err := harness.Start(ctx, t, opts)
+	env, err := process.Start(ctx, t, opts)
 	if err != nil {
 		tb.Fatalf("start env: %v", err)
 	}

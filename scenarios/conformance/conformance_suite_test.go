@@ -15,6 +15,7 @@ import (
 	"github.com/idemcheck/idemcheck/builtin"
 	"github.com/idemcheck/idemcheck/certify"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/harness/process"
 	"github.com/idemcheck/idemcheck/scenarios"
 	"github.com/idemcheck/idemcheck/target"
 )
@@ -27,7 +28,7 @@ func TestConformance(t *testing.T) {
 // suite is the one environment every family shares (DESIGN.md §7).
 var suite struct {
 	target *target.Target
-	env    *harness.Env
+	env    harness.Env
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
@@ -36,7 +37,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}
 	Expect(budgetErr).NotTo(HaveOccurred(), "IDEMCHECK_BUDGET: expected a duration such as 60s")
 	suite.target = loadTarget()
-	env, err := harness.Start(ctx, suite.target, harness.Options{})
+	env, err := process.Launch(ctx, suite.target, harness.Options{})
 	Expect(err).NotTo(HaveOccurred(), "environment for %s", suite.target.Name)
 	suite.env = env
 	DeferCleanup(env.Close)

@@ -1,17 +1,19 @@
-package harness
+package process
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/idemcheck/idemcheck/harness"
 )
 
 // replica returns replica i, or an error for a closed Env or a bad index.
 func (e *Env) replica(i int) (*replica, error) {
 	if e.closed.Load() {
-		return nil, ErrClosed
+		return nil, harness.ErrClosed
 	}
 	if i < 0 || i >= len(e.replicas) {
-		return nil, fmt.Errorf("%w: %d of %d", ErrNoReplica, i, len(e.replicas))
+		return nil, fmt.Errorf("%w: %d of %d", harness.ErrNoReplica, i, len(e.replicas))
 	}
 	return e.replicas[i], nil
 }

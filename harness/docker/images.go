@@ -1,4 +1,4 @@
-package dockerenv
+package docker
 
 import (
 	"context"

@@ -1,6 +1,6 @@
-package harness
+package process
 
 import gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 
 // GatewayController is the in-process simulator as the runner drives it.
-func (e *Env) GatewayController() gatewaysim.Controller { return e.gw.sim }
+func (e *Env) GatewayController() gatewaysim.Controller { return gatewaysim.Local(e.gw.sim) }

@@ -1,4 +1,4 @@
-package harness
+package process
 
 import (
 	"context"

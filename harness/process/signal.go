@@ -1,4 +1,4 @@
-package harness
+package process
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"github.com/idemcheck/idemcheck/harness"
 )
 
 // CloseOnSignal closes e when the process gets SIGINT or SIGTERM, and
@@ -42,7 +44,7 @@ func CloseOnSignal(ctx context.Context, e *Env) (context.Context, context.Cancel
 		select {
 		case sig := <-sigc:
 			e.log.Warn("signal received: tearing the environment down", "signal", sig)
-			cancel(fmt.Errorf("%w: %v", ErrInterrupted, sig))
+			cancel(fmt.Errorf("%w: %v", harness.ErrInterrupted, sig))
 			e.Close()
 		case <-disarm:
 		}

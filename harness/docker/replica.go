@@ -1,4 +1,4 @@
-package dockerenv
+package docker
 
 import (
 	"context"
@@ -65,12 +65,8 @@ func (e *Env) replicaSpec(i int) (spec, error) {
 	if err != nil {
 		return spec{}, fmt.Errorf("replica %d: %w", i, err)
 	}
-	env := map[string]string{"LISTEN_ADDR": v.ListenAddr, "GATEWAY_URL": v.GatewayURL,
-		"GATEWAY_API_KEY": v.GatewayAPIKey, "IDEMPOTENCY_TTL": v.TTL.String()}
-	if v.DatabaseURL != "" {
-		env["DATABASE_URL"] = v.DatabaseURL
-	}
-	for _, kv := range run.Env {
+	env := map[string]string{}
+	for _, kv := range harness.ReplicaEnv(v, run.Env) {
 		k, val, _ := strings.Cut(kv, "=")
 		env[k] = val
 	}

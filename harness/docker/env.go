@@ -1,9 +1,7 @@
-package dockerenv
+package docker
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,27 +13,14 @@ import (
 
 	"github.com/testcontainers/testcontainers-go"
 
-	"github.com/idemcheck/idemcheck/certify"
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/target"
 )
 
 // LabelRun is the label every container and network of a run carries, with
 // the run's id as its value: the backstop Close and RemoveAll remove by.
 const LabelRun = "idemcheck.run"
-
-// Options configures Start.
-type Options struct {
-	// Replicas overrides the target's replica count when > 0.
-	Replicas int
-	// Logger receives lifecycle messages; nil discards them.
-	Logger *slog.Logger
-	// PostgresImage replaces idemcheck/postgres:15 (or
-	// $IDEMCHECK_POSTGRES_IMAGE): any image that serves PostgreSQL on 5432
-	// to user postgres without a password, database postgres, and logs
-	// "ready to accept connections".
-	PostgresImage string
-}
 
 // Env is a running container environment. Its methods are safe for
 // concurrent use; Close is idempotent and removes everything Start made.
@@ -64,9 +49,12 @@ type Env struct {
 	closeErr  error
 }
 
-// Launch is Start as a certify.Launcher: `certify --docker` passes it.
-func Launch(ctx context.Context, tg *target.Target, opts certify.Options) (certify.Env, error) {
-	env, err := Start(ctx, tg, Options{Replicas: opts.Replicas, Logger: opts.Log, PostgresImage: tg.PostgresImage})
+// Launch is Start as a harness.Launcher: `certify --docker` passes it.
+func Launch(ctx context.Context, tg *target.Target, opts harness.Options) (harness.Env, error) {
+	if opts.PostgresImage == "" {
+		opts.PostgresImage = tg.PostgresImage
+	}
+	env, err := Start(ctx, tg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +66,7 @@ func Launch(ctx context.Context, tg *target.Target, opts certify.Options) (certi
 // parallel, the proxies, then every replica in parallel, each
 // ready-checked. If any step fails, or ctx ends, everything already
 // created is removed before Start returns.
-func Start(ctx context.Context, tg *target.Target, opts Options) (env *Env, err error) {
+func Start(ctx context.Context, tg *target.Target, opts harness.Options) (env *Env, err error) {
 	e, err := newEnv(ctx, tg, opts)
 	if err != nil {
 		return nil, err
@@ -107,20 +95,17 @@ func Start(ctx context.Context, tg *target.Target, opts Options) (env *Env, err 
 	return e, nil
 }
 
-func newEnv(ctx context.Context, tg *target.Target, opts Options) (*Env, error) {
+func newEnv(ctx context.Context, tg *target.Target, opts harness.Options) (*Env, error) {
 	// Ryuk, testcontainers' reaper, is an image to pull, and nothing can be
 	// pulled; this package removes what it made itself (Close, labels).
 	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
 		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	}
-	tt := *tg
-	if err := tt.Validate(); err != nil {
-		return nil, fmt.Errorf("target %q%w", tg.Name, err)
+	tt, err := harness.Prepare(tg, opts)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Replicas > 0 {
-		tt.Replicas = opts.Replicas
-	}
-	img, err := replicaImage(&tt)
+	img, err := replicaImage(tt)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +113,7 @@ func newEnv(ctx context.Context, tg *target.Target, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{target: &tt, log: opts.Logger, cli: cli, runID: randomHex(6), apiKey: "sk_test_idemcheck_" + randomHex(8), image: img}
+	e := &Env{target: tt, log: opts.Logger, cli: cli, runID: harness.RandomHex(6), apiKey: harness.NewAPIKey(), image: img}
 	e.pgImage = e.postgresImage(opts)
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -153,7 +138,7 @@ func replicaImage(t *target.Target) (string, error) {
 	return "", fmt.Errorf("target %s: container mode needs an image: (only the built-in targets run the reference-server image)", t.Name)
 }
 
-func (e *Env) images(opts Options) []string {
+func (e *Env) images(opts harness.Options) []string {
 	imgs := []string{GatewayImage, ToxiproxyImage, e.image}
 	if e.needsPostgres() {
 		imgs = append(imgs, e.postgresImage(opts))
@@ -190,8 +175,7 @@ func (e *Env) GatewayURL() string { return e.gateway.c.BaseURL }
 // GatewayAPIKey is the secret key the replicas authenticate with.
 func (e *Env) GatewayAPIKey() string { return e.apiKey }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
+// LogPaths is empty in container mode: the replicas' logs live in Docker
+// (docker logs) while the environment runs, and error messages carry
+// their tail.
+func (e *Env) LogPaths() []string { return nil }

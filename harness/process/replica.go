@@ -1,4 +1,4 @@
-package harness
+package process
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -44,7 +45,7 @@ func (r *replica) command() *exec.Cmd {
 // process is stopped again, so nothing outlives a failed start.
 func (r *replica) start(ctx context.Context) error {
 	if r.closed {
-		return ErrClosed
+		return harness.ErrClosed
 	}
 	p, err := launch(r.command(), r.logPath)
 	if err != nil {
@@ -70,7 +71,7 @@ func (r *replica) watch(p *process) {
 // its client link, so a fault on that link cannot fail a restart) until it
 // answers 2xx, the process exits, ready.Timeout passes or ctx ends.
 func (r *replica) waitReady(ctx context.Context, p *process) error {
-	ctx, cancel := context.WithTimeoutCause(ctx, r.ready.Timeout, ErrNotReady)
+	ctx, cancel := context.WithTimeoutCause(ctx, r.ready.Timeout, harness.ErrNotReady)
 	defer cancel()
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	url := "http://" + r.addr + r.ready.Path
@@ -78,7 +79,7 @@ func (r *replica) waitReady(ctx context.Context, p *process) error {
 	defer tick.Stop()
 	var last error
 	for {
-		err := Probe(ctx, client, url)
+		err := harness.Probe(ctx, client, url)
 		if err == nil {
 			return nil
 		}
@@ -98,28 +99,10 @@ func (r *replica) waitReady(ctx context.Context, p *process) error {
 // startAborted tells the ready timeout (ErrNotReady) from the caller giving
 // up (a signal, the CLI's own deadline), which is not the server's fault.
 func (r *replica) startAborted(ctx context.Context, last error) error {
-	if cause := context.Cause(ctx); !errors.Is(cause, ErrNotReady) {
+	if cause := context.Cause(ctx); !errors.Is(cause, harness.ErrNotReady) {
 		return fmt.Errorf("replica %d: start-up abandoned: %w", r.idx, cause)
 	}
 	return r.notReady("not ready after "+r.ready.Timeout.String(), last)
-}
-
-// Probe is one readiness check: GET url must answer 2xx. Container mode
-// uses it too.
-func Probe(ctx context.Context, c *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return nil
 }
 
 func (r *replica) notReady(what string, cause error) error {
@@ -127,13 +110,13 @@ func (r *replica) notReady(what string, cause error) error {
 	if cause != nil {
 		msg += ": " + cause.Error()
 	}
-	return fmt.Errorf("%w: %s; log %s ends: %s", ErrNotReady, msg, r.logPath, logTail(r.logPath, 10))
+	return fmt.Errorf("%w: %s; log %s ends: %s", harness.ErrNotReady, msg, r.logPath, logTail(r.logPath, 10))
 }
 
 // live returns the running process or ErrNotRunning. Callers hold r.mu.
 func (r *replica) live() (*process, error) {
 	if r.proc == nil || !r.proc.alive() {
-		return nil, fmt.Errorf("replica %d: %w", r.idx, ErrNotRunning)
+		return nil, fmt.Errorf("replica %d: %w", r.idx, harness.ErrNotRunning)
 	}
 	return r.proc, nil
 }

@@ -1,4 +1,4 @@
-package harness
+package process
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgcluster"
 )
 
@@ -50,7 +51,7 @@ func startDatabase(ctx context.Context, adminURL string, log *slog.Logger) (*dat
 }
 
 func (db *database) create(ctx context.Context, log *slog.Logger) error {
-	db.name = fmt.Sprintf("idemcheck_%d_%s", os.Getpid(), randomHex(4))
+	db.name = fmt.Sprintf("idemcheck_%d_%s", os.Getpid(), harness.RandomHex(4))
 	u, err := withDatabase(db.admin, db.name)
 	if err != nil {
 		return err
@@ -149,10 +150,10 @@ func (db *database) dir() string {
 func parsePGURL(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return nil, fmt.Errorf("%w: want postgres://user@host:port/db, got %q", ErrDatabaseURL, redact(s))
+		return nil, fmt.Errorf("%w: want postgres://user@host:port/db, got %q", harness.ErrDatabaseURL, redact(s))
 	}
 	if u.Hostname() == "" || strings.Contains(u.Host, ",") {
-		return nil, fmt.Errorf("%w: want exactly one TCP host (toxiproxy sits in front of it), got %q", ErrDatabaseURL, redact(s))
+		return nil, fmt.Errorf("%w: want exactly one TCP host (toxiproxy sits in front of it), got %q", harness.ErrDatabaseURL, redact(s))
 	}
 	return u, nil
 }

@@ -1,4 +1,4 @@
-package harness
+package process
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/idemcheck/idemcheck/harness"
 	"github.com/rs/zerolog"
 )
 
@@ -20,7 +21,7 @@ import (
 type proxies struct {
 	server *toxiproxy.ApiServer
 	log    *closableLog
-	addrs  map[Link]string // listen address of every proxy, fixed at add
+	addrs  map[harness.Link]string // listen address of every proxy, fixed at add
 }
 
 // closableLog is toxiproxy's log file. Link goroutines may still log after
@@ -59,12 +60,12 @@ func newProxies(logPath string) (*proxies, error) {
 	log := &closableLog{f: f}
 	logger := zerolog.New(log).With().Timestamp().Logger().Level(zerolog.WarnLevel)
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger)
-	return &proxies{server: srv, log: log, addrs: map[Link]string{}}, nil
+	return &proxies{server: srv, log: log, addrs: map[harness.Link]string{}}, nil
 }
 
 // add starts a proxy for link on a fresh loopback port and returns that
 // address.
-func (p *proxies) add(l Link, upstream string) (string, error) {
+func (p *proxies) add(l harness.Link, upstream string) (string, error) {
 	px := toxiproxy.NewProxy(p.server, string(l), "127.0.0.1:0", upstream)
 	if err := p.server.Collection.Add(px, true); err != nil {
 		return "", fmt.Errorf("proxy %s: %w", l, err)
@@ -73,10 +74,10 @@ func (p *proxies) add(l Link, upstream string) (string, error) {
 	return px.Listen, nil
 }
 
-func (p *proxies) get(l Link) (*toxiproxy.Proxy, error) {
+func (p *proxies) get(l harness.Link) (*toxiproxy.Proxy, error) {
 	px, err := p.server.Collection.Get(string(l))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrUnknownLink, l)
+		return nil, fmt.Errorf("%w: %s", harness.ErrUnknownLink, l)
 	}
 	return px, nil
 }
@@ -87,23 +88,7 @@ func (p *proxies) close() error {
 	return errors.Join(err, p.log.Close())
 }
 
-// Toxic is one toxiproxy toxic to put on a link. Type is a toxiproxy toxic
-// type (latency, timeout, reset_peer, slicer, limit_data, bandwidth,
-// slow_close) and Attributes its attributes in toxiproxy's own units
-// (milliseconds, KB/s, bytes): package faults converts from time.Duration.
-// Name must be unique on the link; it is how RemoveToxic finds the toxic.
-type Toxic struct {
-	Name       string
-	Type       string
-	Direction  Direction
-	Attributes map[string]any
-	// Toxicity is the probability that a connection is affected, drawn
-	// once per connection when it is opened or the toxic is added; 0 means
-	// 1 (always), because toxiproxy takes a literal 0 as "never".
-	Toxicity float32
-}
-
-func (t Toxic) json() ([]byte, error) {
+func toxicJSON(t harness.Toxic) ([]byte, error) {
 	tox := t.Toxicity
 	if tox == 0 {
 		tox = 1
@@ -117,15 +102,15 @@ func (t Toxic) json() ([]byte, error) {
 // AddToxic puts a toxic on link l. It affects open connections as well as
 // new ones, except that reset_peer only sends a real RST (SO_LINGER 0) on
 // connections opened after it was added; on older ones it is a plain close.
-func (e *Env) AddToxic(l Link, t Toxic) error {
-	if _, err := ParseDirection(string(t.Direction)); err != nil {
+func (e *Env) AddToxic(l harness.Link, t harness.Toxic) error {
+	if _, err := harness.ParseDirection(string(t.Direction)); err != nil {
 		return fmt.Errorf("add toxic %s on %s: %w", t.Name, l, err)
 	}
 	px, err := e.Proxy(l)
 	if err != nil {
 		return err
 	}
-	body, err := t.json()
+	body, err := toxicJSON(t)
 	if err != nil {
 		return fmt.Errorf("add toxic %s on %s: %w", t.Name, l, err)
 	}
@@ -139,7 +124,7 @@ func (e *Env) AddToxic(l Link, t Toxic) error {
 // RemoveToxic takes toxic name off link l. Removing a timeout toxic closes
 // the connections it stalled (toxiproxy's cleanup), it does not let them
 // resume.
-func (e *Env) RemoveToxic(ctx context.Context, l Link, name string) error {
+func (e *Env) RemoveToxic(ctx context.Context, l harness.Link, name string) error {
 	px, err := e.Proxy(l)
 	if err != nil {
 		return err
@@ -154,7 +139,7 @@ func (e *Env) RemoveToxic(ctx context.Context, l Link, name string) error {
 // SetLinkEnabled turns link l off (its listener closes, open connections
 // are closed, new dials are refused) or back on, on the same address. This
 // is toxiproxy's "down".
-func (e *Env) SetLinkEnabled(l Link, enabled bool) error {
+func (e *Env) SetLinkEnabled(l harness.Link, enabled bool) error {
 	px, err := e.Proxy(l)
 	if err != nil {
 		return err
@@ -172,25 +157,25 @@ func (e *Env) SetLinkEnabled(l Link, enabled bool) error {
 
 // Proxy is the toxiproxy proxy behind link l, for what AddToxic and
 // SetLinkEnabled do not cover (listing toxics, updating one in place).
-func (e *Env) Proxy(l Link) (*toxiproxy.Proxy, error) {
+func (e *Env) Proxy(l harness.Link) (*toxiproxy.Proxy, error) {
 	if e.closed.Load() {
-		return nil, ErrClosed
+		return nil, harness.ErrClosed
 	}
 	return e.proxies.get(l)
 }
 
 // LinkAddr is the loopback address link l's proxy listens on ("" for an
 // unknown link); it survives SetLinkEnabled(false) and back.
-func (e *Env) LinkAddr(l Link) string { return e.proxies.addrs[l] }
+func (e *Env) LinkAddr(l harness.Link) string { return e.proxies.addrs[l] }
 
 // Links lists every link of the Env: per replica client, gateway and (when
 // the target needs it) postgres.
-func (e *Env) Links() []Link {
-	var out []Link
+func (e *Env) Links() []harness.Link {
+	var out []harness.Link
 	for i := range e.replicas {
-		out = append(out, ClientLink(i), GatewayLink(i))
+		out = append(out, harness.ClientLink(i), harness.GatewayLink(i))
 		if e.db != nil {
-			out = append(out, PostgresLink(i))
+			out = append(out, harness.PostgresLink(i))
 		}
 	}
 	return out

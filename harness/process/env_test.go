@@ -1,4 +1,4 @@
-package harness_test
+package process_test
 
 import (
 	"context"
@@ -15,7 +15,10 @@ import (
 
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/harnesstest"
+	"github.com/idemcheck/idemcheck/harness/process"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/internal/pgtest"
+	"github.com/idemcheck/idemcheck/scenarios"
 )
 
 func TestMain(m *testing.M) {
@@ -83,27 +86,32 @@ func TestEnv_StartsReplicasBehindLinks(t *testing.T) {
 	}
 }
 
-func TestEnv_LedgerFeedsTheRecorder(t *testing.T) {
+func TestEnv_LedgerFeedCatchesUpAtTheBarrier(t *testing.T) {
 	env := harnesstest.Start(t, harnesstest.Target(t, false, nil), harness.Options{Replicas: 1})
 	status, body := postCharge(t, env.ReplicaURL(0), "key-1", "ord_feed")
 	if status != 201 {
 		t.Fatalf("charge: %d %s", status, body)
 	}
+	feed := scenarios.NewFeed(env.GatewayController())
+	defer feed.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := env.SyncLedger(ctx); err != nil {
+	if err := feed.Barrier(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h := env.Recorder().Snapshot(true)
-	if len(h.Charges) != 1 {
-		t.Fatalf("recorded charges = %+v, want 1", h.Charges)
+	rec := history.NewRecorder(history.History{})
+	var charges []history.Charge
+	for _, ev := range feed.Order("ord_feed") {
+		if c, ok := scenarios.ChargeOf(ev, rec); ok {
+			charges = append(charges, c)
+		}
 	}
-	c := h.Charges[0]
+	if len(charges) != 1 {
+		t.Fatalf("charges after the barrier = %+v, want 1", charges)
+	}
+	c := charges[0]
 	if c.Order != "ord_feed" || c.Amount != 1250 || c.Currency != "usd" || !c.Succeeded() || c.APIKey != env.GatewayAPIKey() || c.IdempotencyKey != "key-1" {
-		t.Errorf("recorded charge = %+v", c)
-	}
-	if c.At <= 0 || c.At > env.Recorder().Now() {
-		t.Errorf("charge stamped at %s, want on the recorder's clock before now (%s)", c.At, env.Recorder().Now())
+		t.Errorf("charge = %+v", c)
 	}
 }
 
@@ -136,7 +144,7 @@ func TestEnv_KillAndRestartOnTheSameAddress(t *testing.T) {
 		t.Fatal("request through the client link succeeded after Kill")
 	}
 	if err := env.Kill(0); !errors.Is(err, harness.ErrNotRunning) {
-		t.Errorf("second Kill = %v, want ErrNotRunning", err)
+		t.Errorf("second Kill = %v, want harness.ErrNotRunning", err)
 	}
 
 	if err := env.Restart(context.Background(), 0); err != nil {
@@ -202,9 +210,9 @@ func TestEnv_StartFailsFastWhenTheServerExits(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	tgt := harnesstest.Target(t, false, map[string]string{"TESTSERVER_FAIL": "1"})
 	start := time.Now()
-	_, err := harness.Start(context.Background(), tgt, harness.Options{Logger: harnesstest.Logger()})
+	_, err := process.Start(context.Background(), tgt, harness.Options{Logger: harnesstest.Logger()})
 	if !errors.Is(err, harness.ErrNotReady) || !strings.Contains(err.Error(), "failing on purpose") {
-		t.Fatalf("Start = %v, want ErrNotReady with the log tail", err)
+		t.Fatalf("Start = %v, want harness.ErrNotReady with the log tail", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Start took %s to notice the exit; the ready timeout is 20s", d)
@@ -217,18 +225,18 @@ func TestEnv_StartTimesOutWhenNeverReady(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	tgt := harnesstest.Target(t, false, map[string]string{"TESTSERVER_NOT_READY": "1"})
 	tgt.Ready.Timeout = 300 * time.Millisecond
-	_, err := harness.Start(context.Background(), tgt, harness.Options{Logger: harnesstest.Logger(), Replicas: 1})
+	_, err := process.Start(context.Background(), tgt, harness.Options{Logger: harnesstest.Logger(), Replicas: 1})
 	if !errors.Is(err, harness.ErrNotReady) || !strings.Contains(err.Error(), "503") {
-		t.Fatalf("Start = %v, want ErrNotReady naming the 503", err)
+		t.Fatalf("Start = %v, want harness.ErrNotReady naming the 503", err)
 	}
 	assertEmptyDir(t, tmp)
 }
 
 func TestEnv_BadDatabaseURLFailsBeforeAnythingRuns(t *testing.T) {
 	tgt := harnesstest.Target(t, true, nil)
-	_, err := harness.Start(context.Background(), tgt, harness.Options{DatabaseURL: "host=localhost dbname=x"})
+	_, err := process.Start(context.Background(), tgt, harness.Options{DatabaseURL: "host=localhost dbname=x"})
 	if !errors.Is(err, harness.ErrDatabaseURL) {
-		t.Fatalf("Start = %v, want ErrDatabaseURL", err)
+		t.Fatalf("Start = %v, want harness.ErrDatabaseURL", err)
 	}
 }
 
@@ -259,16 +267,16 @@ func TestEnv_ProxyTogglesAndToxics(t *testing.T) {
 		t.Error("AddToxic accepted an unknown toxic type")
 	}
 	if _, err := env.Proxy("client->replica7"); !errors.Is(err, harness.ErrUnknownLink) {
-		t.Errorf("Proxy(replica7) = %v, want ErrUnknownLink", err)
+		t.Errorf("Proxy(replica7) = %v, want harness.ErrUnknownLink", err)
 	}
 	if err := env.Kill(3); !errors.Is(err, harness.ErrNoReplica) {
-		t.Errorf("Kill(3) = %v, want ErrNoReplica", err)
+		t.Errorf("Kill(3) = %v, want harness.ErrNoReplica", err)
 	}
 }
 
 // resourcesGone waits (bounded) until no pid of res is alive and no port
 // accepts connections, and checks every directory is removed.
-func resourcesGone(t *testing.T, res harness.Resources, extraPIDs ...int) {
+func resourcesGone(t *testing.T, res process.Resources, extraPIDs ...int) {
 	t.Helper()
 	for _, pid := range append(res.PIDs, extraPIDs...) {
 		if !harnesstest.WaitUntil(5*time.Second, func() bool { return !harnesstest.Alive(pid) }) {
@@ -289,7 +297,7 @@ func resourcesGone(t *testing.T, res harness.Resources, extraPIDs ...int) {
 	}
 }
 
-func childPID(t *testing.T, env *harness.Env, i int) int {
+func childPID(t *testing.T, env *process.Env, i int) int {
 	t.Helper()
 	var p struct{ Child int }
 	if err := json.Unmarshal([]byte(mustGet(t, env.ReplicaURL(i)+"/pids")), &p); err != nil || p.Child == 0 {
@@ -301,7 +309,7 @@ func childPID(t *testing.T, env *harness.Env, i int) int {
 func TestEnv_CloseLeavesNothingBehind(t *testing.T) {
 	tgt := harnesstest.Target(t, true, map[string]string{"TESTSERVER_CHILD": "1", "TESTSERVER_IGNORE_SIGTERM": "1"})
 	start := time.Now()
-	env, err := harness.Start(context.Background(), tgt, harness.Options{Logger: harnesstest.Logger(), StopTimeout: 500 * time.Millisecond})
+	env, err := process.Start(context.Background(), tgt, harness.Options{Logger: harnesstest.Logger(), StopTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,6 +330,6 @@ func TestEnv_CloseLeavesNothingBehind(t *testing.T) {
 		t.Errorf("second Close = %v", err)
 	}
 	if err := env.Kill(0); !errors.Is(err, harness.ErrClosed) {
-		t.Errorf("Kill after Close = %v, want ErrClosed", err)
+		t.Errorf("Kill after Close = %v, want harness.ErrClosed", err)
 	}
 }

@@ -1,4 +1,4 @@
-package harness_test
+package process_test
 
 import (
 	"fmt"

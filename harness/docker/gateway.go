@@ -1,7 +1,8 @@
-package dockerenv
+package docker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -98,17 +99,13 @@ func (g *gatewayCtl) next(i int) (ev gatewaysim.Event, ok bool, wait <-chan stru
 	return gatewaysim.Event{}, false, g.changed, g.ended
 }
 
-// Subscribe delivers every event that arrives after the call (and
-// possibly a few emitted just before it, which callers filter anyway)
-// until the returned cancel is called; then the channel closes.
-func (g *gatewayCtl) Subscribe() (<-chan gatewaysim.Event, func()) {
-	g.mu.Lock()
-	start := len(g.events)
-	g.mu.Unlock()
+// SubscribeSince delivers every event with a Seq above since, from the
+// local log, until the returned cancel is called; then the channel closes.
+func (g *gatewayCtl) SubscribeSince(since int64) (<-chan gatewaysim.Event, func()) {
 	out, stop := make(chan gatewaysim.Event), make(chan struct{})
 	go func() {
 		defer close(out)
-		for i := start; ; {
+		for i := 0; ; {
 			ev, ok, wait, ended := g.next(i)
 			if !ok {
 				if ended {
@@ -121,9 +118,12 @@ func (g *gatewayCtl) Subscribe() (<-chan gatewaysim.Event, func()) {
 					return
 				}
 			}
+			i++
+			if ev.Seq <= since {
+				continue
+			}
 			select {
 			case out <- ev:
-				i++
 			case <-stop:
 				return
 			}
@@ -133,72 +133,61 @@ func (g *gatewayCtl) Subscribe() (<-chan gatewaysim.Event, func()) {
 	return out, func() { once.Do(func() { close(stop) }) }
 }
 
-// WaitEvent returns the first event of the run for which pred is true,
-// waiting for it if it has not happened yet.
-func (g *gatewayCtl) WaitEvent(ctx context.Context, pred func(gatewaysim.Event) bool) (gatewaysim.Event, error) {
-	for i := 0; ; {
-		ev, ok, wait, ended := g.next(i)
-		if ok {
-			if pred(ev) {
-				return ev, nil
-			}
-			i++
-			continue
-		}
-		if ended {
-			return gatewaysim.Event{}, gatewaysim.ErrClosed
-		}
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return gatewaysim.Event{}, fmt.Errorf("gatewaysim: wait for event: %w", ctx.Err())
-		}
-	}
+// LastSeq asks the simulator container for its latest Seq: the SSE log
+// may lag behind it, which is exactly what a barrier waits out.
+func (g *gatewayCtl) LastSeq(ctx context.Context) (int64, error) {
+	return g.c.LastSeq(ctx)
 }
 
-// Release releases one hold ("" releases all).
+// Ledger reads the container's ledger.
+func (g *gatewayCtl) Ledger(ctx context.Context) ([]gatewaysim.Charge, error) {
+	return g.c.Ledger(ctx)
+}
+
+// Release releases one hold; an empty id is refused (it would release
+// every hold).
 func (g *gatewayCtl) Release(holdID string) error {
+	if holdID == "" {
+		return fmt.Errorf("release: %w: empty hold id", gatewaysim.ErrUnknownHold)
+	}
+	return g.release(holdID)
+}
+
+func (g *gatewayCtl) release(holdID string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
 	defer cancel()
 	return g.c.Release(ctx, holdID)
 }
 
-// ReleaseAll releases every hold; an error is logged, as the in-process
-// Sim's ReleaseAll cannot fail.
-func (g *gatewayCtl) ReleaseAll() {
-	if err := g.Release(""); err != nil {
-		g.log.Warn("gateway release all", "err", err)
-	}
-}
+// Holds lists the container's withheld responses.
+func (g *gatewayCtl) Holds(ctx context.Context) ([]gatewaysim.Hold, error) { return g.c.Holds(ctx) }
 
-// AddFault installs a fault. The Controller interface has no error here
-// (the in-process Sim cannot fail); a failed call is logged and returns
-// an id that RemoveFault ignores, and the scenario then sees no fault.
-func (g *gatewayCtl) AddFault(f gatewaysim.Fault) string {
+// ReleaseAll releases every hold.
+func (g *gatewayCtl) ReleaseAll() error { return g.release("") }
+
+// AddFault installs a fault rule in the container.
+func (g *gatewayCtl) AddFault(f gatewaysim.Fault) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
 	defer cancel()
-	id, err := g.c.AddFault(ctx, f)
-	if err != nil {
-		g.log.Error("gateway add fault", "kind", f.Kind, "err", err)
-		return ""
-	}
-	return id
+	return g.c.AddFault(ctx, f)
 }
 
-// RemoveFault uninstalls a fault; unknown ids are a no-op, as on Sim.
-func (g *gatewayCtl) RemoveFault(id string) {
-	if id == "" {
-		return
-	}
+// RemoveFault uninstalls a fault rule; one already spent is no error.
+func (g *gatewayCtl) RemoveFault(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
 	defer cancel()
-	_ = g.c.RemoveFault(ctx, id)
+	if err := g.c.RemoveFault(ctx, id); err != nil && !errors.Is(err, gatewaysim.ErrUnknownFault) {
+		return err
+	}
+	return nil
 }
 
 // close releases holds (a held handler would block the SUT's shutdown)
 // and stops the stream.
 func (g *gatewayCtl) close() {
-	g.ReleaseAll()
+	if err := g.ReleaseAll(); err != nil {
+		g.log.Warn("gateway release all", "err", err)
+	}
 	g.cancel()
 	<-g.done
 }

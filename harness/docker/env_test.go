@@ -1,4 +1,4 @@
-package dockerenv_test
+package docker_test
 
 import (
 	"context"
@@ -12,7 +12,8 @@ import (
 
 	"github.com/idemcheck/idemcheck/builtin"
 	"github.com/idemcheck/idemcheck/certify"
-	dockerenv "github.com/idemcheck/idemcheck/docker"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/harness/docker"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/target"
 )
@@ -24,7 +25,7 @@ func requireDocker(t *testing.T) {
 	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := dockerenv.Available(ctx); err != nil {
+	if err := docker.Available(ctx); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("container mode needs a Docker engine on CI: %v", err)
 		}
@@ -67,7 +68,7 @@ func builtinTarget(t *testing.T, name string) *target.Target {
 // leftovers lists containers and networks that carry the run label.
 func leftovers(t *testing.T, runID string) []string {
 	t.Helper()
-	filter := "label=" + dockerenv.LabelRun
+	filter := "label=" + docker.LabelRun
 	if runID != "" {
 		filter += "=" + runID
 	}
@@ -90,7 +91,7 @@ func certifyInDocker(t *testing.T, tg *target.Target, families ...string) *repor
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
-	rep, err := certify.Run(ctx, tg, certify.Options{Families: families, Seed: 7, Budget: 20 * time.Second, Launch: dockerenv.Launch})
+	rep, err := certify.Run(ctx, tg, certify.Options{Families: families, Seed: 7, Budget: 20 * time.Second, Launch: docker.Launch})
 	if err != nil {
 		t.Fatalf("certify %s in docker: %v", tg.Name, err)
 	}
@@ -129,7 +130,7 @@ func TestDocker_NaiveFailsM1(t *testing.T) {
 func TestDocker_CloseLeavesNothing(t *testing.T) {
 	requireImages(t)
 	ctx := context.Background()
-	env, err := dockerenv.Start(ctx, builtinTarget(t, "reference"), dockerenv.Options{Replicas: 1})
+	env, err := docker.Start(ctx, builtinTarget(t, "reference"), harness.Options{Replicas: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,12 +153,12 @@ func TestDocker_FailedStartLeavesNothing(t *testing.T) {
 	// The gateway simulator as the "server": it starts, but never answers
 	// the ready path, so Start fails after the network, the services, the
 	// proxies and the replica containers exist.
-	tg := &target.Target{Name: "never-ready", Image: dockerenv.GatewayImage, Replicas: 2, Needs: []string{"postgres"},
+	tg := &target.Target{Name: "never-ready", Image: docker.GatewayImage, Replicas: 2, Needs: []string{"postgres"},
 		Start:  target.Start{Args: []string{"--addr=0.0.0.0:8080"}},
 		Ready:  target.Ready{Path: "/not-here", Timeout: 2 * time.Second},
 		Policy: target.Policy{TTL: time.Hour}}
 	before := leftovers(t, "")
-	_, err := dockerenv.Start(context.Background(), tg, dockerenv.Options{})
+	_, err := docker.Start(context.Background(), tg, harness.Options{})
 	if err == nil {
 		t.Fatal("Start succeeded with a server that is never ready")
 	}
@@ -170,8 +171,8 @@ func TestDocker_FailedStartLeavesNothing(t *testing.T) {
 func TestDocker_MissingImage(t *testing.T) {
 	requireDocker(t)
 	tg := &target.Target{Name: "missing", Image: "idemcheck/does-not-exist:never", Policy: target.Policy{TTL: time.Hour}}
-	_, err := dockerenv.Start(context.Background(), tg, dockerenv.Options{})
-	if !errors.Is(err, dockerenv.ErrImageNotFound) || !strings.Contains(err.Error(), "run make images") {
+	_, err := docker.Start(context.Background(), tg, harness.Options{})
+	if !errors.Is(err, docker.ErrImageNotFound) || !strings.Contains(err.Error(), "run make images") {
 		t.Fatalf("err = %v, want ErrImageNotFound naming make images", err)
 	}
 }

@@ -1,4 +1,4 @@
-// Package dockerenv runs a certification environment as Docker containers
+// Package docker runs a certification environment as Docker containers
 // (container mode, `idemcheck certify --docker`): PostgreSQL, the gateway
 // simulator, toxiproxy and the server's replicas on a private network,
 // wired through toxiproxy exactly as process mode (package harness) wires
@@ -6,7 +6,7 @@
 // builds them), so it works on an offline CI runner.
 //
 // Start and the environment:
-//   - Start, Launch (a certify.Launcher), Options
+//   - Start, Launch (a harness.Launcher), Options
 //   - Env: Replicas, ReplicaURL, GatewayController, DatabaseURL, Close
 //
 // Faults:
@@ -22,4 +22,4 @@
 // testcontainers reaper, itself an image to pull) is never used.
 //
 // Errors: ErrImageNotFound, ErrNoDocker (both environment errors, exit 3).
-package dockerenv
+package docker

@@ -1,14 +1,15 @@
-package dockerenv
+package docker
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/idemcheck/idemcheck/harness"
 	"net/http"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/idemcheck/idemcheck/harness"
 
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
@@ -26,7 +27,7 @@ const (
 	pgTmpfsOption = "rw,mode=1777"
 )
 
-func (e *Env) postgresImage(opts Options) string {
+func (e *Env) postgresImage(opts harness.Options) string {
 	if opts.PostgresImage != "" {
 		return opts.PostgresImage
 	}

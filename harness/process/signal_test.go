@@ -1,4 +1,4 @@
-package harness_test
+package process_test
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/harnesstest"
+	"github.com/idemcheck/idemcheck/harness/process"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -29,7 +30,7 @@ const (
 
 // helperReport is the one line the helper prints once its Env is up.
 type helperReport struct {
-	Resources harness.Resources
+	Resources process.Resources
 	Kids      []int
 }
 
@@ -47,13 +48,13 @@ func runHelper() int {
 	}
 	ctx, stopStart := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopStart()
-	env, err := harness.Start(ctx, tgt, harness.Options{Logger: harnesstest.Logger()})
+	env, err := process.Start(ctx, tgt, harness.Options{Logger: harnesstest.Logger()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
 	defer env.Close()
-	ctx, stop := harness.CloseOnSignal(ctx, env)
+	ctx, stop := process.CloseOnSignal(ctx, env)
 	defer stop()
 	if err := report(env); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -63,7 +64,7 @@ func runHelper() int {
 	return 130
 }
 
-func report(env *harness.Env) error {
+func report(env *process.Env) error {
 	rep := helperReport{Resources: env.Resources()}
 	for i := range env.Replicas() {
 		resp, err := http.Get(env.ReplicaURL(i) + "/pids")
@@ -146,7 +147,7 @@ func runStartHelper() int {
 		Ready:  target.Ready{Timeout: time.Minute},
 		Policy: target.Policy{TTL: time.Hour},
 	}
-	env, err := harness.Start(ctx, tgt, harness.Options{Logger: harnesstest.Logger()})
+	env, err := process.Start(ctx, tgt, harness.Options{Logger: harnesstest.Logger()})
 	if err == nil {
 		env.Close()
 		return 0
@@ -187,7 +188,7 @@ func TestStart_SIGINTDuringStartUpLeavesNothingBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitExit(t, cmd, 130)
-	resourcesGone(t, harness.Resources{}, kids...)
+	resourcesGone(t, process.Resources{}, kids...)
 	assertEmptyDir(t, tmp)
 }
 

@@ -1,0 +1,101 @@
+package certify
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/reports"
+	"github.com/idemcheck/idemcheck/scenarios"
+)
+
+// reconcileTimeout bounds reading the gateway's ledger at a family's end.
+const reconcileTimeout = 30 * time.Second
+
+// reconcile holds the gateway's whole ledger against every example played
+// so far and judges again each example for which the gateway charged after
+// it was judged (a sweeper, a late recovery): M1 holds per order across
+// the whole run, not only while the example's requests were in flight.
+// The new judgement joins the example's family; a failing one becomes the
+// family's counterexample if it had none (it cannot be shrunk: nothing
+// the client sent made that charge).
+func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reconcileTimeout)
+	defer cancel()
+	rc, err := r.Reconcile(ctx)
+	if err != nil {
+		return fmt.Errorf("reconcile the ledger: %w", err)
+	}
+	for _, h := range rc.Rejudge {
+		fr := familyOf(runs, h.Family)
+		if fr == nil || fr.agg == nil {
+			continue
+		}
+		ex := &scenarios.Example{History: h, Result: checker.Check(h)}
+		fr.agg.add(ex.Result)
+		if ex.Failed() && fr.fail == nil {
+			fr.setFailure(ex)
+		}
+	}
+	return nil
+}
+
+func familyOf(runs []*familyRun, name string) *familyRun {
+	for _, fr := range runs {
+		if fr.Name == name {
+			return fr
+		}
+	}
+	return nil
+}
+
+// account is the run's last reconciliation: every succeeded charge in the
+// gateway's ledger must belong to an order some example sent. Money the
+// harness cannot attribute (no metadata[order_id], an order nobody sent)
+// is FAILED with the charge named.
+func account(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (checker.Result, error) {
+	if err := reconcile(ctx, r, runs); err != nil {
+		return checker.Result{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reconcileTimeout)
+	defer cancel()
+	rc, err := r.Reconcile(ctx)
+	if err != nil {
+		return checker.Result{}, fmt.Errorf("account for the ledger: %w", err)
+	}
+	return accounting(rc), nil
+}
+
+// accounting judges the unattributed money of a reconciliation.
+func accounting(rc scenarios.Reconciliation) checker.Result {
+	c := checker.CheckResult{ID: "A1", Name: "money accounted for", Level: "all", Verdict: checker.Pass, Exercised: rc.Checked > 0,
+		Note: fmt.Sprintf("held %d ledger entries against every example's orders", rc.Checked)}
+	for _, ch := range rc.Unattributed {
+		if !ch.Succeeded() {
+			continue
+		}
+		c.Verdict, c.Exercised = checker.Failed, true
+		c.Violations = append(c.Violations, checker.Violation{Invariant: "A1", Order: ch.Order, Charges: []string{ch.ID},
+			Explanation: unattributed(ch)})
+	}
+	return checker.Result{Verdict: c.Verdict, Level: "L0", Checks: []checker.CheckResult{c}}
+}
+
+func unattributed(c history.Charge) string {
+	if c.Order == "" {
+		return fmt.Sprintf("A1: charge %s (%d %s, gateway key %q) carries no metadata[order_id]: the server did not forward the order, and the money cannot be traced to a payment", c.ID, c.Amount, c.Currency, c.IdempotencyKey)
+	}
+	return fmt.Sprintf("A1: charge %s (%d %s) is for order %s, which no example sent: money moved for a payment nobody asked for", c.ID, c.Amount, c.Currency, c.Order)
+}
+
+// addAccounting puts the accounting check in the report.
+func addAccounting(rep *reports.Report, res checker.Result) {
+	for _, c := range res.Checks {
+		rep.Checks = append(rep.Checks, reports.Check{ID: c.ID, Name: c.Name, Family: "run", Level: c.Level, Verdict: string(c.Verdict), Exercised: c.Exercised, Note: c.Note})
+		for _, v := range c.Violations {
+			rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: "run"})
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// played is what the Runner keeps of a judged example for the
+// reconciliation: its recorder (the clock its charges are stamped on),
+// the history it was judged on, and which charges that history held.
+type played struct {
+	rec      *history.Recorder
+	hist     *history.History
+	included map[string]bool // charge ids in hist
+}
+
+// own marks a real order as this example's: the run's reconciliation
+// attributes every charge for it here.
+func (p *play) own(order string) {
+	p.mu.Lock()
+	p.orders[order] = true
+	p.mu.Unlock()
+	p.r.mu.Lock()
+	defer p.r.mu.Unlock()
+	if p.r.owned == nil {
+		p.r.owned = map[string]*played{}
+	}
+	if _, taken := p.r.owned[order]; !taken {
+		p.r.owned[order] = nil // sent, not judged yet
+	}
+}
+
+// evidence waits until the ledger feed has caught up with the gateway
+// and builds the example's history: its ops and faults, every ledger
+// event for its orders (whenever it happened), and when each gateway rule
+// fired. A feed that cannot catch up leaves the history incomplete.
+func (p *play) evidence(ctx context.Context) (*history.History, error) {
+	feed := p.r.Feed()
+	err := feed.Barrier(context.WithoutCancel(ctx))
+	p.mu.Lock()
+	orders := make([]string, 0, len(p.orders))
+	for o := range p.orders {
+		orders = append(orders, o)
+	}
+	p.mu.Unlock()
+	slices.Sort(orders)
+	pl := &played{rec: p.rec, included: map[string]bool{}}
+	for _, o := range orders {
+		for _, ev := range feed.Order(o) {
+			if c, ok := ChargeOf(ev, p.rec); ok && !pl.included[c.ID] {
+				p.rec.Charge(c)
+				pl.included[c.ID] = true
+			}
+		}
+	}
+	p.stampFirings(feed)
+	h := p.rec.Snapshot(err == nil)
+	pl.hist = h
+	p.r.mu.Lock()
+	for _, o := range orders {
+		if p.r.owned[o] == nil {
+			p.r.owned[o] = pl
+		}
+	}
+	p.r.mu.Unlock()
+	return h, err
+}
+
+// stampFirings records when each armed gateway rule of the example fired.
+func (p *play) stampFirings(feed *Feed) {
+	for _, f := range p.rec.Snapshot(false).Faults {
+		rule := f.Params["fault_id"]
+		if f.Fired != 0 || rule == "" {
+			continue
+		}
+		if at, ok := feed.FirstFiring(rule); ok {
+			p.rec.Fire(f.ID, p.rec.At(at))
+		}
+	}
+}
+
+// Reconciliation is the gateway's whole ledger held against every example
+// the Runner played.
+type Reconciliation struct {
+	// Checked counts the ledger's entries.
+	Checked int
+	// Rejudge holds the histories of examples for which the gateway made
+	// a charge after they were judged (a sweeper, a late recovery), with
+	// that charge added: judge them again.
+	Rejudge []*history.History
+	// Unattributed is money the harness cannot account for: a charge
+	// without metadata[order_id], or for an order no example sent.
+	Unattributed []history.Charge
+}
+
+// Reconcile reads the gateway's full ledger, after a barrier, and holds
+// it against every example played so far. Call it at the end of every
+// family and of the run; an example is offered for re-judging once per
+// new charge.
+func (r *Runner) Reconcile(ctx context.Context) (Reconciliation, error) {
+	var rc Reconciliation
+	if err := r.Feed().Barrier(ctx); err != nil {
+		return rc, err
+	}
+	ledger, err := r.Env.GatewayController().Ledger(ctx)
+	if err != nil {
+		return rc, fmt.Errorf("reconcile: read the gateway's ledger: %w", err)
+	}
+	rc.Checked = len(ledger)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	changed := map[*played]bool{}
+	for _, c := range ledger {
+		pl, sent := r.owned[c.OrderID]
+		switch {
+		case c.OrderID == "" || !sent:
+			rc.Unattributed = append(rc.Unattributed, ledgerCharge(c, nil))
+		case pl == nil || pl.included[c.ID]:
+			// not judged yet (its own barrier will see it), or judged with it
+		default:
+			pl.hist.Charges = append(pl.hist.Charges, ledgerCharge(c, pl.rec))
+			pl.included[c.ID] = true
+			changed[pl] = true
+		}
+	}
+	for pl := range changed {
+		slices.SortStableFunc(pl.hist.Charges, func(a, b history.Charge) int { return int(a.At - b.At) })
+		h := *pl.hist
+		h.Charges = slices.Clone(pl.hist.Charges)
+		rc.Rejudge = append(rc.Rejudge, &h)
+	}
+	slices.SortFunc(rc.Rejudge, func(a, b *history.History) int { return int(a.Seed) - int(b.Seed) })
+	return rc, nil
+}
+
+// ledgerCharge converts a ledger entry, stamped on rec's clock (or at 0
+// when no example owns it).
+func ledgerCharge(c gatewaysim.Charge, rec *history.Recorder) history.Charge {
+	hc := history.Charge{ID: c.ID, Order: c.OrderID, Amount: c.Amount, Currency: c.Currency, Status: c.Status,
+		IdempotencyKey: c.IdempotencyKey, APIKey: c.APIKey}
+	if rec != nil {
+		hc.At = rec.At(c.Created)
+	}
+	return hc
+}
+
+// String names the reconciliation's outcome in one line for logs.
+func (rc Reconciliation) String() string {
+	return "checked " + strconv.Itoa(rc.Checked) + " ledger entries, " + strconv.Itoa(len(rc.Rejudge)) +
+		" examples to judge again, " + strconv.Itoa(len(rc.Unattributed)) + " unattributed charges"
+}
