@@ -74,8 +74,9 @@ type Coverage struct {
 	LateRetries  int `json:"late_retries"`
 }
 
-// add sums two coverages field by field.
-func (c Coverage) add(o Coverage) Coverage {
+// Add sums two coverages field by field: the coverage of two histories, or
+// of two shards of one certification, judged together.
+func (c Coverage) Add(o Coverage) Coverage {
 	return Coverage{
 		Histories:            c.Histories + o.Histories,
 		Incomplete:           c.Incomplete + o.Incomplete,
@@ -137,7 +138,7 @@ func Merge(results ...Result) Result {
 	var cov Coverage
 	var checks []CheckResult
 	for _, r := range results {
-		cov = cov.add(r.Coverage)
+		cov = cov.Add(r.Coverage)
 		checks = mergeChecks(checks, tagged(r))
 	}
 	return finish(checks, cov)
