@@ -258,3 +258,28 @@ func TestM1_LedgerRecordsSharingAnIDAreOneCharge(t *testing.T) {
 	b.charge("ch_1", "ord", 60*ms, "succeeded") // the ledger recorded the charge twice
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
 }
+
+// TestM3M4_RetryableAnswersAreIndeterminate (issue 11 item 8): a server
+// that answers an in-flight duplicate with 429 (as Stripe does for some
+// lock conflicts), 408, 423, 425, or any failure with Retry-After, and
+// charges once, tells the client to retry: not a definitive failure for M3
+// or M4, even in a history that recorded it as "fail".
+func TestM3M4_RetryableAnswersAreIndeterminate(t *testing.T) {
+	for _, c := range []struct {
+		status     int
+		retryAfter string
+	}{{429, "1"}, {429, ""}, {408, ""}, {423, ""}, {425, ""}, {400, "2"}, {503, "1"}} {
+		b := newBuilder()
+		b.op("t", "k1", "ord", 0, 2000*ms, 201, "ch_1")
+		d := b.op("t", "k1", "ord", 100*ms, 1200*ms, c.status, "")
+		d.Outcome, d.RetryAfter = history.Fail, c.retryAfter // as recorded before the fix
+		b.replay("t", "k1", "ord", 2100*ms, 2200*ms, "ch_1")
+		b.charge("ch_1", "ord", 1000*ms, "succeeded")
+		r := checker.Check(b.history())
+		for _, id := range []string{"M3", "M4", "P2"} {
+			if v, _ := r.Find(id); v.Verdict != checker.Pass {
+				t.Errorf("%d Retry-After %q: %s %s: %s", c.status, c.retryAfter, id, v.Verdict, v.Note)
+			}
+		}
+	}
+}

@@ -125,16 +125,35 @@ func build(h *history.History) *index {
 	return ix
 }
 
+// indexOps wraps a copy of every op (the checker never writes to the
+// history) with its server-side key and canonical body, and reclassifies
+// its outcome (see judgedOutcome).
 func (ix *index) indexOps(canon canonicalizer) {
-	infos := make([]opInfo, len(ix.h.Ops))
+	copies := slices.Clone(ix.h.Ops)
+	infos := make([]opInfo, len(copies))
 	ix.ops = make([]*opInfo, len(infos))
-	for i := range ix.h.Ops {
-		op := &ix.h.Ops[i]
+	for i := range copies {
+		op := &copies[i]
+		op.Outcome = judgedOutcome(op)
 		key, ok := serverKey(op)
 		infos[i] = opInfo{Op: op, key: key, keyed: ok, canon: canon.of(op)}
 		ix.ops[i] = &infos[i]
 	}
 	slices.SortStableFunc(ix.ops, byInvoke)
+}
+
+// judgedOutcome is the outcome the checker judges an op by. A history
+// recorded before retryable 4xx answers (408, 409, 423, 425, 429) and
+// failures carrying Retry-After were indeterminate holds them as "fail";
+// the checker re-reads the status so that such a history is judged by the
+// protocol as it stands, never held to a definitive answer the server did
+// not give. Only a recorded failure is reclassified: a transport error, or
+// a 2xx whose body could not be read, stays what the client recorded.
+func judgedOutcome(op *history.Op) history.Outcome {
+	if op.Outcome == history.Fail && op.Status != 0 {
+		return history.ClassifyAnswer(op.Status, op.RetryAfter)
+	}
+	return op.Outcome
 }
 
 func byInvoke(a, b *opInfo) int {
