@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/history"
@@ -280,6 +281,74 @@ func TestM3M4_RetryableAnswersAreIndeterminate(t *testing.T) {
 			if v, _ := r.Find(id); v.Verdict != checker.Pass {
 				t.Errorf("%d Retry-After %q: %s %s: %s", c.status, c.retryAfter, id, v.Verdict, v.Note)
 			}
+		}
+	}
+}
+
+// TestE1_SecondSentBeforeAnyAnswerIsARace (issue 11 item 13): servers with
+// no expiry logic double-charged a duplicate sent 116 ms after the first
+// request, long before the first was answered. The server never held a
+// stored result: M1 FAILED, not E1.
+func TestE1_SecondSentBeforeAnyAnswerIsARace(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 400*ms, 201, "ch_1")
+	b.op("t", "k1", "ord", 116*ms, 300*ms, 201, "ch_2")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord", 200*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed})
+}
+
+// TestE1_SecondSentAfterAnAnswerIsExpiry: once the key had a definitive
+// answer, a double charge within the TTL is early expiry.
+func TestE1_SecondSentAfterAnAnswerIsExpiry(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	b.op("t", "k1", "ord", 116*ms, 300*ms, 201, "ch_2")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord", 200*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "E1": checker.Failed})
+}
+
+// TestExpiry_BandAroundThePromisesEndIsUnknown (issue 11 item 9): a
+// retry sent just inside the promise (TTL 1 s, retry window = TTL; band
+// max(10%, 250 ms) = 250 ms) that the server charged again may have
+// reached a server whose clock had already passed its TTL: UNKNOWN, never
+// FAILED. Just outside the band it is FAILED.
+func TestExpiry_BandAroundThePromisesEndIsUnknown(t *testing.T) {
+	for _, c := range []struct {
+		at   time.Duration
+		want map[string]checker.Verdict
+	}{
+		{900 * ms, map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E1": checker.Unknown}},
+		{1000 * ms, map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E1": checker.Unknown}},
+		{1100 * ms, map[string]checker.Verdict{}}, // a new epoch: a charge outside the promise
+		{700 * ms, map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "E1": checker.Failed}},
+	} {
+		b := newBuilder()
+		b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, time.Second
+		b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+		b.op("t", "k1", "ord", c.at, c.at+100*ms, 201, "ch_2")
+		b.charge("ch_1", "ord", 50*ms, "succeeded")
+		b.charge("ch_2", "ord", c.at+50*ms, "succeeded")
+		t.Run(c.at.String(), func(t *testing.T) { expectVerdicts(t, checker.Check(b.history()), c.want) })
+	}
+}
+
+// TestExpiry_ReplayJustPastThePromiseIsNotInconsistent: a server whose
+// clock had not yet passed its TTL replays; one a moment later has, and
+// charges anew. Neither is wrong, so neither is M4's FAILED.
+func TestExpiry_ReplayJustPastThePromiseIsNotInconsistent(t *testing.T) {
+	b := newBuilder()
+	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, time.Second
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	b.replay("t", "k1", "ord", 1050*ms, 1100*ms, "ch_1")
+	b.op("t", "k1", "ord", 1400*ms, 1500*ms, 201, "ch_2")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord", 1450*ms, "succeeded")
+	r := checker.Check(b.history())
+	for _, id := range []string{"M1", "M4", "E1", "E2"} {
+		if c, _ := r.Find(id); c.Verdict == checker.Failed {
+			t.Errorf("%s FAILED: %s", id, c.Note)
 		}
 	}
 }

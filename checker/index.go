@@ -18,6 +18,9 @@ type opInfo struct {
 	ep    *epoch    // nil for a request without a valid key
 	equal bool      // body canonically equal to ep's reference body
 	made  []*charge // ledger charges (any status) this request triggered
+	// edge is true for a request sent within the undecided band around its
+	// epoch's promise end (see markEdges).
+	edge bool
 }
 
 // definitive reports whether the client got an answer it acts on.
@@ -95,6 +98,7 @@ type index struct {
 	h        *history.History
 	pol      history.Policy
 	promise  time.Duration // max(TTL, retry window); 0 means forever
+	bandw    time.Duration // half-width of the undecided band around a promise's end
 	ops      []*opInfo     // by invocation, then id
 	lineages []*lineage    // by tenant, then key
 	eps      []*epoch      // every epoch, in lineage order
@@ -113,6 +117,7 @@ func build(h *history.History) *index {
 	if h.Policy.TTL > 0 {
 		ix.promise = max(h.Policy.TTL, h.Policy.RetryWindow)
 	}
+	ix.bandw = ix.band()
 	ix.indexOps(canonicalizer{})
 	ix.indexLineages()
 	for _, l := range ix.lineages {
@@ -185,6 +190,7 @@ func (ix *index) indexLineages() {
 	})
 	for _, l := range ix.lineages {
 		ix.splitEpochs(l)
+		ix.markEdges(l)
 	}
 }
 

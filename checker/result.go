@@ -72,6 +72,10 @@ type Coverage struct {
 	ExpiryProbes int `json:"expiry_probes"`
 	PastTTL      int `json:"past_ttl"`
 	LateRetries  int `json:"late_retries"`
+	// EdgeRetries counts definitive answers to retries sent within the
+	// undecided band around the end of their key's promise; they count as
+	// none of the probes above.
+	EdgeRetries int `json:"edge_retries,omitempty"`
 }
 
 // Add sums two coverages field by field: the coverage of two histories, or
@@ -93,6 +97,7 @@ func (c Coverage) Add(o Coverage) Coverage {
 		ExpiryProbes:         c.ExpiryProbes + o.ExpiryProbes,
 		PastTTL:              c.PastTTL + o.PastTTL,
 		LateRetries:          c.LateRetries + o.LateRetries,
+		EdgeRetries:          c.EdgeRetries + o.EdgeRetries,
 	}
 }
 

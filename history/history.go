@@ -171,6 +171,11 @@ type History struct {
 	// Complete is false when the run was interrupted: a checker may still
 	// find violations in it, but absence of violations proves less.
 	Complete bool `json:"complete"`
+	// ClockOffset is the measured offset of the gateway's ledger clock
+	// against the recording's clock (ledger minus recorder; zero when not
+	// measured). Charge.At is already on the recording's clock; the
+	// checker widens its attribution window and its expiry band by it.
+	ClockOffset time.Duration `json:"clock_offset,omitempty"`
 }
 
 // Write encodes h as indented JSON.
