@@ -352,3 +352,31 @@ func TestExpiry_ReplayJustPastThePromiseIsNotInconsistent(t *testing.T) {
 		}
 	}
 }
+
+// TestAttribution_LedgerClockOffsetDoesNotMoveACharge (issue 11 item 10):
+// the gateway's clock runs 4 ms behind the client's: the charge the first
+// request's answer named is stamped just after that request completed,
+// while a mutated retry was in flight. The charge is still the first
+// request's: P1 and M3 PASS.
+func TestAttribution_LedgerClockOffsetDoesNotMoveACharge(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	m := b.op("t", "k1", "ord", 101*ms, 130*ms, 422, "")
+	m.Amount, m.Body = 9, bodyOf("ord", 9, "usd")
+	b.charge("ch_1", "ord", 104*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}
+
+// TestAttribution_InFlightBeatsSlackWithoutAClaim: with no answer naming
+// the charge, the request in flight by the ledger's clock made it, not an
+// earlier one that completed within the slack.
+func TestAttribution_InFlightBeatsSlackWithoutAClaim(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 50*ms, 502, "")
+	m := b.op("t", "k1", "ord", 60*ms, 100*ms, 422, "")
+	m.Amount, m.Body = 9, bodyOf("ord", 9, "usd")
+	b.op("t", "k1", "ord", 101*ms, 2000*ms, 0, "")
+	b.replay("t", "k1", "ord", 3000*ms, 3100*ms, "ch_1")
+	b.charge("ch_1", "ord", 110*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}

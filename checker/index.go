@@ -286,7 +286,7 @@ func (ix *index) indexCharges() {
 			continue
 		}
 		ord.charges = append(ord.charges, c)
-		c.trigger, c.inFlight = attribute(ord, &c.Charge)
+		c.trigger, c.inFlight = attribute(ord, &c.Charge, ix.slack())
 		ix.link(c)
 	}
 }
@@ -322,24 +322,41 @@ func (ix *index) link(c *charge) {
 	}
 }
 
+// attributionSlack is how far the checker trusts the ledger's clock
+// against the recorder's: a charge stamped up to this much before a
+// request was sent or after it completed may still be that request's. The
+// gateway stamps charges on its own clock (in container mode, read back
+// from JSON), so a few milliseconds of offset are normal; without slack a
+// 4 ms offset moved a charge onto the next request and failed P1 and M3.
+// A measured History.ClockOffset widens it.
+const attributionSlack = 50 * time.Millisecond
+
+// slack is the attribution tolerance for this history.
+func (ix *index) slack() time.Duration { return attributionSlack + abs(ix.h.ClockOffset) }
+
 // attribute finds the request that triggered charge c among the requests
-// of its order: one in flight when the charge was made, preferring the one
-// whose own (non-replayed) answer named the charge, then the earliest sent
-// (the owner of a key whose duplicates wait on it). With none in flight it
-// is the latest request sent before the charge; with none sent before, no
-// request triggered it.
-func attribute(ord *order, c *history.Charge) (*opInfo, bool) {
+// of its order: one in flight when the charge was made, give or take tol.
+// It prefers, in turn, the request whose own non-replayed answer named the
+// charge, one whose replayed answer named it, one strictly in flight by
+// the ledger's clock, and the earliest sent (the owner of a key whose
+// duplicates wait on it). With none in flight it is the latest request
+// sent before the charge; with none sent before, no request triggered it.
+func attribute(ord *order, c *history.Charge, tol time.Duration) (*opInfo, bool) {
 	var best, latest *opInfo
 	bestScore := -1
 	for _, o := range ord.ops {
-		if o.Invoke > c.At {
+		if o.Invoke > c.At+tol {
 			break
 		}
 		latest = o
-		if o.Complete < c.At {
+		if o.Complete+tol < c.At {
 			continue
 		}
-		if s := claim(o, c); s > bestScore {
+		s := 2 * claim(o, c)
+		if o.Invoke <= c.At && c.At <= o.Complete {
+			s++
+		}
+		if s > bestScore {
 			best, bestScore = o, s
 		}
 	}
