@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/history"
@@ -256,5 +257,126 @@ func TestM1_LedgerRecordsSharingAnIDAreOneCharge(t *testing.T) {
 	b.replay("t", "k1", "ord", 200*ms, 300*ms, "ch_1")
 	b.charge("ch_1", "ord", 50*ms, "succeeded")
 	b.charge("ch_1", "ord", 60*ms, "succeeded") // the ledger recorded the charge twice
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}
+
+// TestM3M4_RetryableAnswersAreIndeterminate (issue 11 item 8): a server
+// that answers an in-flight duplicate with 429 (as Stripe does for some
+// lock conflicts), 408, 423, 425, or any failure with Retry-After, and
+// charges once, tells the client to retry: not a definitive failure for M3
+// or M4, even in a history that recorded it as "fail".
+func TestM3M4_RetryableAnswersAreIndeterminate(t *testing.T) {
+	for _, c := range []struct {
+		status     int
+		retryAfter string
+	}{{429, "1"}, {429, ""}, {408, ""}, {423, ""}, {425, ""}, {400, "2"}, {503, "1"}} {
+		b := newBuilder()
+		b.op("t", "k1", "ord", 0, 2000*ms, 201, "ch_1")
+		d := b.op("t", "k1", "ord", 100*ms, 1200*ms, c.status, "")
+		d.Outcome, d.RetryAfter = history.Fail, c.retryAfter // as recorded before the fix
+		b.replay("t", "k1", "ord", 2100*ms, 2200*ms, "ch_1")
+		b.charge("ch_1", "ord", 1000*ms, "succeeded")
+		r := checker.Check(b.history())
+		for _, id := range []string{"M3", "M4", "P2"} {
+			if v, _ := r.Find(id); v.Verdict != checker.Pass {
+				t.Errorf("%d Retry-After %q: %s %s: %s", c.status, c.retryAfter, id, v.Verdict, v.Note)
+			}
+		}
+	}
+}
+
+// TestE1_SecondSentBeforeAnyAnswerIsARace (issue 11 item 13): servers with
+// no expiry logic double-charged a duplicate sent 116 ms after the first
+// request, long before the first was answered. The server never held a
+// stored result: M1 FAILED, not E1.
+func TestE1_SecondSentBeforeAnyAnswerIsARace(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 400*ms, 201, "ch_1")
+	b.op("t", "k1", "ord", 116*ms, 300*ms, 201, "ch_2")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord", 200*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed})
+}
+
+// TestE1_SecondSentAfterAnAnswerIsExpiry: once the key had a definitive
+// answer, a double charge within the TTL is early expiry.
+func TestE1_SecondSentAfterAnAnswerIsExpiry(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	b.op("t", "k1", "ord", 116*ms, 300*ms, 201, "ch_2")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord", 200*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "E1": checker.Failed})
+}
+
+// TestExpiry_BandAroundThePromisesEndIsUnknown (issue 11 item 9): a
+// retry sent just inside the promise (TTL 1 s, retry window = TTL; band
+// max(10%, 250 ms) = 250 ms) that the server charged again may have
+// reached a server whose clock had already passed its TTL: UNKNOWN, never
+// FAILED. Just outside the band it is FAILED.
+func TestExpiry_BandAroundThePromisesEndIsUnknown(t *testing.T) {
+	for _, c := range []struct {
+		at   time.Duration
+		want map[string]checker.Verdict
+	}{
+		{900 * ms, map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E1": checker.Unknown}},
+		{1000 * ms, map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E1": checker.Unknown}},
+		{1100 * ms, map[string]checker.Verdict{}}, // a new epoch: a charge outside the promise
+		{700 * ms, map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "E1": checker.Failed}},
+	} {
+		b := newBuilder()
+		b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, time.Second
+		b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+		b.op("t", "k1", "ord", c.at, c.at+100*ms, 201, "ch_2")
+		b.charge("ch_1", "ord", 50*ms, "succeeded")
+		b.charge("ch_2", "ord", c.at+50*ms, "succeeded")
+		t.Run(c.at.String(), func(t *testing.T) { expectVerdicts(t, checker.Check(b.history()), c.want) })
+	}
+}
+
+// TestExpiry_ReplayJustPastThePromiseIsNotInconsistent: a server whose
+// clock had not yet passed its TTL replays; one a moment later has, and
+// charges anew. Neither is wrong, so neither is M4's FAILED.
+func TestExpiry_ReplayJustPastThePromiseIsNotInconsistent(t *testing.T) {
+	b := newBuilder()
+	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, time.Second
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	b.replay("t", "k1", "ord", 1050*ms, 1100*ms, "ch_1")
+	b.op("t", "k1", "ord", 1400*ms, 1500*ms, 201, "ch_2")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord", 1450*ms, "succeeded")
+	r := checker.Check(b.history())
+	for _, id := range []string{"M1", "M4", "E1", "E2"} {
+		if c, _ := r.Find(id); c.Verdict == checker.Failed {
+			t.Errorf("%s FAILED: %s", id, c.Note)
+		}
+	}
+}
+
+// TestAttribution_LedgerClockOffsetDoesNotMoveACharge (issue 11 item 10):
+// the gateway's clock runs 4 ms behind the client's: the charge the first
+// request's answer named is stamped just after that request completed,
+// while a mutated retry was in flight. The charge is still the first
+// request's: P1 and M3 PASS.
+func TestAttribution_LedgerClockOffsetDoesNotMoveACharge(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	m := b.op("t", "k1", "ord", 101*ms, 130*ms, 422, "")
+	m.Amount, m.Body = 9, bodyOf("ord", 9, "usd")
+	b.charge("ch_1", "ord", 104*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}
+
+// TestAttribution_InFlightBeatsSlackWithoutAClaim: with no answer naming
+// the charge, the request in flight by the ledger's clock made it, not an
+// earlier one that completed within the slack.
+func TestAttribution_InFlightBeatsSlackWithoutAClaim(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 50*ms, 502, "")
+	m := b.op("t", "k1", "ord", 60*ms, 100*ms, 422, "")
+	m.Amount, m.Body = 9, bodyOf("ord", 9, "usd")
+	b.op("t", "k1", "ord", 101*ms, 2000*ms, 0, "")
+	b.replay("t", "k1", "ord", 3000*ms, 3100*ms, "ch_1")
+	b.charge("ch_1", "ord", 110*ms, "succeeded")
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
 }

@@ -88,6 +88,10 @@ func (ix *index) coverExpiry(c *Coverage, e *epoch, o *opInfo) {
 	if ttl <= 0 || !o.definitive() {
 		return
 	}
+	if o.edge {
+		c.EdgeRetries++ // undecided: it probes nothing
+		return
+	}
 	if o == e.ops[0] {
 		if e.seq > 0 {
 			c.PastTTL++

@@ -8,24 +8,53 @@ import (
 // e1 judges E1 no early expiry: within the TTL of a key epoch, a retry is
 // deduplicated. It is FAILED for every double charge inside one key epoch
 // whose second charge was triggered by a request sent within the TTL of the
-// epoch's first request and after the first charge was made: the server had
-// stored the key's result and forgot it. (A duplicate that raced the first
-// charge is a concurrency failure, M1's, not an expiry.) With no TTL
-// declared the target promised forever, so every such double charge is
-// early. It is exercised by retries late in the TTL, in [TTL/2, TTL].
+// epoch's first request, after the first charge was made and after some
+// request of the epoch carrying its body had been answered definitively:
+// the server held the key's result and forgot it. A duplicate sent before
+// any answer raced the first request (the server never held a stored
+// result): a concurrency failure, M1's, not an expiry. A double at the
+// edge of the promise (see markEdges) is UNKNOWN. With no TTL declared the
+// target promised forever, so every such double charge is early. It is
+// exercised by definitive answers to retries late in the TTL, sent in
+// [TTL/2, TTL] and clear of the edge band.
 func (ix *index) e1() CheckResult {
 	c := newCheck("E1")
 	ttl := ix.pol.TTL
+	var edge, raced []string
 	for _, d := range ix.sameKeyDoubles() {
 		t := d.second.trigger
-		if (ttl <= 0 || sinceFirst(d.second) <= ttl) && t.Invoke >= d.first.At {
+		switch {
+		case ttl > 0 && sinceFirst(d.second) > ttl:
+			continue // E2's
+		case t.Invoke < d.first.At || !answeredBefore(t):
+			raced = append(raced, fmt.Sprintf("%s (op %d)", d.second.ID, t.ID))
+		case d.atEdge():
+			edge = append(edge, fmt.Sprintf("%s (op %d, sent %v after the key's first request)", d.second.ID, t.ID, sinceFirst(d.second)))
+		default:
 			c.flag(Failed, ix.expiryViolation(d, fmt.Sprintf("within the TTL (%s)", ttlText(ttl))))
 		}
 	}
 	probes := ix.cov.ExpiryProbes
-	c.Exercised = c.Exercised || probes > 0
-	c.Note = fmt.Sprintf("TTL %s; %d definitive answers to retries sent in [TTL/2, TTL]", ttlText(ttl), probes)
+	c.Exercised = c.Exercised || probes > 0 || len(edge) > 0
+	if len(edge) > 0 {
+		c.Verdict = Worst(c.Verdict, Unknown)
+	}
+	c.Note = notes(fmt.Sprintf("TTL %s; %d definitive answers to retries sent in [TTL/2, TTL]", ttlText(ttl), probes),
+		listNote("double charges sent before the key had a definitive answer (a race: M1's, not expiry)", raced),
+		ix.edgeNote(edge))
 	return c
+}
+
+// answeredBefore reports whether, before t was sent, some other request of
+// its epoch carrying the key's body had been answered definitively: the
+// server held the key's result when t arrived.
+func answeredBefore(t *opInfo) bool {
+	for _, o := range t.ep.equalOps() {
+		if o != t && o.definitive() && o.Complete <= t.Invoke {
+			return true
+		}
+	}
+	return false
 }
 
 func ttlText(ttl time.Duration) string {
@@ -53,13 +82,21 @@ func (ix *index) e2() CheckResult {
 		c.Note = fmt.Sprintf("retry window %v within TTL %s: covered by E1", rw, ttlText(ttl))
 		return c
 	}
+	var edge []string
 	for _, d := range ix.sameKeyDoubles() {
-		if s := sinceFirst(d.second); s > ttl && s <= rw {
+		switch s := sinceFirst(d.second); {
+		case s <= ttl || s > rw:
+		case d.atEdge():
+			edge = append(edge, fmt.Sprintf("%s (op %d, sent %v after the key's first request)", d.second.ID, d.second.trigger.ID, s))
+		default:
 			c.flag(Failed, ix.expiryViolation(d, fmt.Sprintf("after the TTL (%v) but inside the declared retry window (%v)", ttl, rw)))
 		}
 	}
-	c.Exercised = c.Exercised || ix.cov.LateRetries > 0
-	c.Note = ix.e2Note(&c)
+	c.Exercised = c.Exercised || ix.cov.LateRetries > 0 || len(edge) > 0
+	c.Note = notes(ix.e2Note(&c), ix.edgeNote(edge))
+	if len(edge) > 0 {
+		c.Verdict = Worst(c.Verdict, Unknown)
+	}
 	return c
 }
 

@@ -18,6 +18,9 @@ type opInfo struct {
 	ep    *epoch    // nil for a request without a valid key
 	equal bool      // body canonically equal to ep's reference body
 	made  []*charge // ledger charges (any status) this request triggered
+	// edge is true for a request sent within the undecided band around its
+	// epoch's promise end (see markEdges).
+	edge bool
 }
 
 // definitive reports whether the client got an answer it acts on.
@@ -95,6 +98,7 @@ type index struct {
 	h        *history.History
 	pol      history.Policy
 	promise  time.Duration // max(TTL, retry window); 0 means forever
+	bandw    time.Duration // half-width of the undecided band around a promise's end
 	ops      []*opInfo     // by invocation, then id
 	lineages []*lineage    // by tenant, then key
 	eps      []*epoch      // every epoch, in lineage order
@@ -113,6 +117,7 @@ func build(h *history.History) *index {
 	if h.Policy.TTL > 0 {
 		ix.promise = max(h.Policy.TTL, h.Policy.RetryWindow)
 	}
+	ix.bandw = ix.band()
 	ix.indexOps(canonicalizer{})
 	ix.indexLineages()
 	for _, l := range ix.lineages {
@@ -125,16 +130,35 @@ func build(h *history.History) *index {
 	return ix
 }
 
+// indexOps wraps a copy of every op (the checker never writes to the
+// history) with its server-side key and canonical body, and reclassifies
+// its outcome (see judgedOutcome).
 func (ix *index) indexOps(canon canonicalizer) {
-	infos := make([]opInfo, len(ix.h.Ops))
+	copies := slices.Clone(ix.h.Ops)
+	infos := make([]opInfo, len(copies))
 	ix.ops = make([]*opInfo, len(infos))
-	for i := range ix.h.Ops {
-		op := &ix.h.Ops[i]
+	for i := range copies {
+		op := &copies[i]
+		op.Outcome = judgedOutcome(op)
 		key, ok := serverKey(op)
 		infos[i] = opInfo{Op: op, key: key, keyed: ok, canon: canon.of(op)}
 		ix.ops[i] = &infos[i]
 	}
 	slices.SortStableFunc(ix.ops, byInvoke)
+}
+
+// judgedOutcome is the outcome the checker judges an op by. A history
+// recorded before retryable 4xx answers (408, 409, 423, 425, 429) and
+// failures carrying Retry-After were indeterminate holds them as "fail";
+// the checker re-reads the status so that such a history is judged by the
+// protocol as it stands, never held to a definitive answer the server did
+// not give. Only a recorded failure is reclassified: a transport error, or
+// a 2xx whose body could not be read, stays what the client recorded.
+func judgedOutcome(op *history.Op) history.Outcome {
+	if op.Outcome == history.Fail && op.Status != 0 {
+		return history.ClassifyAnswer(op.Status, op.RetryAfter)
+	}
+	return op.Outcome
 }
 
 func byInvoke(a, b *opInfo) int {
@@ -166,6 +190,7 @@ func (ix *index) indexLineages() {
 	})
 	for _, l := range ix.lineages {
 		ix.splitEpochs(l)
+		ix.markEdges(l)
 	}
 }
 
@@ -261,7 +286,7 @@ func (ix *index) indexCharges() {
 			continue
 		}
 		ord.charges = append(ord.charges, c)
-		c.trigger, c.inFlight = attribute(ord, &c.Charge)
+		c.trigger, c.inFlight = attribute(ord, &c.Charge, ix.slack())
 		ix.link(c)
 	}
 }
@@ -297,24 +322,41 @@ func (ix *index) link(c *charge) {
 	}
 }
 
+// attributionSlack is how far the checker trusts the ledger's clock
+// against the recorder's: a charge stamped up to this much before a
+// request was sent or after it completed may still be that request's. The
+// gateway stamps charges on its own clock (in container mode, read back
+// from JSON), so a few milliseconds of offset are normal; without slack a
+// 4 ms offset moved a charge onto the next request and failed P1 and M3.
+// A measured History.ClockOffset widens it.
+const attributionSlack = 50 * time.Millisecond
+
+// slack is the attribution tolerance for this history.
+func (ix *index) slack() time.Duration { return attributionSlack + abs(ix.h.ClockOffset) }
+
 // attribute finds the request that triggered charge c among the requests
-// of its order: one in flight when the charge was made, preferring the one
-// whose own (non-replayed) answer named the charge, then the earliest sent
-// (the owner of a key whose duplicates wait on it). With none in flight it
-// is the latest request sent before the charge; with none sent before, no
-// request triggered it.
-func attribute(ord *order, c *history.Charge) (*opInfo, bool) {
+// of its order: one in flight when the charge was made, give or take tol.
+// It prefers, in turn, the request whose own non-replayed answer named the
+// charge, one whose replayed answer named it, one strictly in flight by
+// the ledger's clock, and the earliest sent (the owner of a key whose
+// duplicates wait on it). With none in flight it is the latest request
+// sent before the charge; with none sent before, no request triggered it.
+func attribute(ord *order, c *history.Charge, tol time.Duration) (*opInfo, bool) {
 	var best, latest *opInfo
 	bestScore := -1
 	for _, o := range ord.ops {
-		if o.Invoke > c.At {
+		if o.Invoke > c.At+tol {
 			break
 		}
 		latest = o
-		if o.Complete < c.At {
+		if o.Complete+tol < c.At {
 			continue
 		}
-		if s := claim(o, c); s > bestScore {
+		s := 2 * claim(o, c)
+		if o.Invoke <= c.At && c.At <= o.Complete {
+			s++
+		}
+		if s > bestScore {
 			best, bestScore = o, s
 		}
 	}

@@ -17,11 +17,16 @@ import (
 func (ix *index) m3() CheckResult {
 	c := newCheck("M3")
 	n := 0
+	var edge []string
 	for _, e := range ix.eps {
 		fails := failures(e.equalOps())
 		n += len(fails)
-		if len(fails) > 0 && len(e.charges) > 0 {
-			c.flag(Failed, falseFailure(e, fails))
+		switch {
+		case len(fails) == 0 || len(e.charges) == 0:
+		case len(clearOfEdge(fails)) > 0 && len(clearCharges(e.charges)) > 0:
+			c.flag(Failed, falseFailure(e, clearOfEdge(fails), clearCharges(e.charges)))
+		default:
+			edge = append(edge, fmt.Sprintf("%s/%s", e.lin.tenant, e.lin.key))
 		}
 	}
 	for _, o := range ix.ops {
@@ -36,8 +41,22 @@ func (ix *index) m3() CheckResult {
 		}
 	}
 	c.Exercised = c.Exercised || n > 0
-	c.Note = fmt.Sprintf("judged %d definitive failures against the ledger", n)
+	c.Note = notes(fmt.Sprintf("judged %d definitive failures against the ledger", n), ix.edgeNote(edge))
+	if len(edge) > 0 {
+		c.Verdict = Worst(c.Verdict, Unknown)
+	}
 	return c
+}
+
+// clearCharges returns the charges not triggered at an epoch's edge.
+func clearCharges(cs []*charge) []*charge {
+	var out []*charge
+	for _, ch := range cs {
+		if !ch.trigger.edge {
+			out = append(out, ch)
+		}
+	}
+	return out
 }
 
 // failures returns the ops that got a definitive failure.
@@ -61,12 +80,12 @@ func moved(o *opInfo) *charge {
 	return nil
 }
 
-func falseFailure(e *epoch, fails []*opInfo) Violation {
-	ch := e.charges[0]
+func falseFailure(e *epoch, fails []*opInfo, charges []*charge) Violation {
+	ch := charges[0]
 	v := onKey(e, ch.Order, "key answered %s to op %d but the ledger holds succeeded charge %s for order %s, triggered by op %d through this key",
 		answer(fails[0]), fails[0].ID, ch.ID, ch.Order, ch.trigger.ID)
-	v.Ops = append(opIDs(fails...), opIDs(triggers(e.charges)...)...)
-	v.Charges = chargeIDs(e.charges...)
+	v.Ops = append(opIDs(fails...), opIDs(triggers(charges)...)...)
+	v.Charges = chargeIDs(charges...)
 	return v
 }
 

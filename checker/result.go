@@ -72,10 +72,15 @@ type Coverage struct {
 	ExpiryProbes int `json:"expiry_probes"`
 	PastTTL      int `json:"past_ttl"`
 	LateRetries  int `json:"late_retries"`
+	// EdgeRetries counts definitive answers to retries sent within the
+	// undecided band around the end of their key's promise; they count as
+	// none of the probes above.
+	EdgeRetries int `json:"edge_retries,omitempty"`
 }
 
-// add sums two coverages field by field.
-func (c Coverage) add(o Coverage) Coverage {
+// Add sums two coverages field by field: the coverage of two histories, or
+// of two shards of one certification, judged together.
+func (c Coverage) Add(o Coverage) Coverage {
 	return Coverage{
 		Histories:            c.Histories + o.Histories,
 		Incomplete:           c.Incomplete + o.Incomplete,
@@ -92,6 +97,7 @@ func (c Coverage) add(o Coverage) Coverage {
 		ExpiryProbes:         c.ExpiryProbes + o.ExpiryProbes,
 		PastTTL:              c.PastTTL + o.PastTTL,
 		LateRetries:          c.LateRetries + o.LateRetries,
+		EdgeRetries:          c.EdgeRetries + o.EdgeRetries,
 	}
 }
 
@@ -137,7 +143,7 @@ func Merge(results ...Result) Result {
 	var cov Coverage
 	var checks []CheckResult
 	for _, r := range results {
-		cov = cov.add(r.Coverage)
+		cov = cov.Add(r.Coverage)
 		checks = mergeChecks(checks, tagged(r))
 	}
 	return finish(checks, cov)

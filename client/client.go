@@ -150,9 +150,9 @@ func (c *Client) authValue(tenant string) string {
 func (c *Client) readResponse(resp *http.Response, op *history.Op) {
 	defer resp.Body.Close()
 	op.Status = resp.StatusCode
-	op.Outcome = history.Classify(resp.StatusCode)
 	op.Replayed = resp.Header.Get(c.protocol.ReplayHeader) == "true"
 	op.RetryAfter = resp.Header.Get("Retry-After")
+	op.Outcome = history.ClassifyAnswer(resp.StatusCode, op.RetryAfter)
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
 		// The status line arrived but the body did not: the client cannot

@@ -72,18 +72,32 @@ func TestClient_RecordsSuccessFields(t *testing.T) {
 	}
 }
 
+// TestClient_Classification: a retryable 4xx (408, 409, 423, 425, 429) and
+// any failure carrying Retry-After are indeterminate; the client retries.
+// (Before issue 11 a 400/402/422 with Retry-After, and a 429, were recorded
+// as definitive failures.)
 func TestClient_Classification(t *testing.T) {
 	cases := []struct {
-		status int
-		want   history.Outcome
-	}{{200, history.OK}, {201, history.OK}, {400, history.Fail}, {402, history.Fail}, {422, history.Fail}, {409, history.Info}, {500, history.Info}, {503, history.Info}}
+		status     int
+		retryAfter string
+		want       history.Outcome
+	}{
+		{200, "", history.OK}, {201, "1", history.OK}, {400, "", history.Fail}, {402, "", history.Fail}, {422, "", history.Fail},
+		{400, "1", history.Info}, {402, "1", history.Info}, {422, "1", history.Info},
+		{408, "", history.Info}, {409, "1", history.Info}, {423, "", history.Info}, {425, "", history.Info}, {429, "", history.Info},
+		{500, "", history.Info}, {503, "1", history.Info},
+	}
 	for _, c := range cases {
 		var s seen
-		srv := server(t, &s, c.status, `{}`, map[string]string{"Retry-After": "1"})
+		hdr := map[string]string{}
+		if c.retryAfter != "" {
+			hdr["Retry-After"] = c.retryAfter
+		}
+		srv := server(t, &s, c.status, `{}`, hdr)
 		cl := client.New(protocol(t), history.NewRecorder(history.History{}), []string{srv.URL}, 5*time.Second)
 		op := cl.Do(context.Background(), client.Request{Tenant: "a", Key: "k", Order: "o", Amount: 1, Currency: "usd"})
-		if op.Outcome != c.want || op.Status != c.status || op.RetryAfter != "1" {
-			t.Errorf("status %d: op = %+v, want outcome %s", c.status, op, c.want)
+		if op.Outcome != c.want || op.Status != c.status || op.RetryAfter != c.retryAfter {
+			t.Errorf("status %d Retry-After %q: op = %+v, want outcome %s", c.status, c.retryAfter, op, c.want)
 		}
 	}
 }

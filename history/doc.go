@@ -20,9 +20,12 @@
 //
 // # Outcomes
 //
-// Classify maps a status to OK (2xx), Fail (a definitive 4xx other than
-// 409) or Info (indeterminate: 5xx, 409, no response). The client never
-// interprets a response beyond that.
+// Classify maps a status to OK (2xx), Fail (a definitive 4xx) or Info
+// (indeterminate: 5xx, the retryable 408, 409, 423, 425 and 429, no
+// response); ClassifyAnswer also makes any failure carrying Retry-After
+// indeterminate. The client never interprets a response beyond that. The
+// checker re-reads Status and RetryAfter, so a history recorded before a
+// status became retryable is judged by today's rule.
 //
 // # Reading and writing
 //

@@ -21,29 +21,55 @@ type Outcome string
 const (
 	// OK is a definitive success: a 2xx status.
 	OK Outcome = "ok"
-	// Fail is a definitive failure: a 4xx status other than 409 (402 decline,
-	// 400 bad key, 422 payload mismatch, ...). The client will not retry and
-	// will pay some other way, so such an answer must have moved no money.
+	// Fail is a definitive failure: a 4xx status other than the retryable
+	// ones (402 decline, 400 bad key, 422 payload mismatch, ...). The
+	// client will not retry and will pay some other way, so such an answer
+	// must have moved no money.
 	Fail Outcome = "fail"
-	// Info is indeterminate: a 5xx, a 409, a timeout, a reset. The client
-	// does not know whether money moved and retries with the same key.
+	// Info is indeterminate: a 5xx, a retryable 4xx (409, 408, 423, 425,
+	// 429), any failure carrying Retry-After, a timeout, a reset. The
+	// client does not know whether money moved and retries with the same
+	// key.
 	Info Outcome = "info"
 )
 
 // Classify maps an HTTP status (0 for a transport error) to an Outcome.
-// 409 is indeterminate because the protocol makes it retryable: the owner
-// of the key may still charge.
+// 409 (in flight), 408 (request timeout), 423 (locked), 425 (too early)
+// and 429 (too many requests: Stripe's answer to some lock conflicts) are
+// indeterminate because they tell the client to try again: the request
+// holding the key may still charge.
 func Classify(status int) Outcome {
 	switch {
 	case status >= 200 && status < 300:
 		return OK
-	case status == 409:
+	case retryable(status):
 		return Info
 	case status >= 400 && status < 500:
 		return Fail
 	default:
 		return Info
 	}
+}
+
+// ClassifyAnswer is Classify for a response that arrived, with its
+// Retry-After header: any failure carrying Retry-After is indeterminate,
+// since the server itself tells the client to come back. A 2xx stays OK
+// whatever its headers: it names a charge, and the client acts on it.
+func ClassifyAnswer(status int, retryAfter string) Outcome {
+	o := Classify(status)
+	if o == Fail && retryAfter != "" {
+		return Info
+	}
+	return o
+}
+
+// retryable reports whether a 4xx status asks the client to try again.
+func retryable(status int) bool {
+	switch status {
+	case 408, 409, 423, 425, 429:
+		return true
+	}
+	return false
 }
 
 // Op is one client request and its completion. Invoke and Complete are
@@ -154,6 +180,11 @@ type History struct {
 	// Complete is false when the run was interrupted: a checker may still
 	// find violations in it, but absence of violations proves less.
 	Complete bool `json:"complete"`
+	// ClockOffset is the measured offset of the gateway's ledger clock
+	// against the recording's clock (ledger minus recorder; zero when not
+	// measured). Charge.At is already on the recording's clock; the
+	// checker widens its attribution window and its expiry band by it.
+	ClockOffset time.Duration `json:"clock_offset,omitempty"`
 }
 
 // Write encodes h as indented JSON.

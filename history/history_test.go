@@ -114,12 +114,21 @@ func TestClassify(t *testing.T) {
 	cases := map[int]history.Outcome{
 		200: history.OK, 201: history.OK, 299: history.OK,
 		400: history.Fail, 402: history.Fail, 422: history.Fail, 404: history.Fail,
-		409: history.Info, 500: history.Info, 502: history.Info, 503: history.Info, 0: history.Info,
+		409: history.Info, 408: history.Info, 423: history.Info, 425: history.Info, 429: history.Info, 500: history.Info, 502: history.Info, 503: history.Info, 0: history.Info,
 	}
 	for status, want := range cases {
 		if got := history.Classify(status); got != want {
 			t.Errorf("Classify(%d) = %s, want %s", status, got, want)
 		}
+	}
+}
+
+func TestClassifyAnswer_RetryAfterMakesAFailureIndeterminate(t *testing.T) {
+	if history.ClassifyAnswer(402, "1") != history.Info || history.ClassifyAnswer(402, "") != history.Fail {
+		t.Error("a 402 with Retry-After is indeterminate, without it definitive")
+	}
+	if history.ClassifyAnswer(201, "1") != history.OK {
+		t.Error("a 2xx names a charge whatever its headers")
 	}
 }
 

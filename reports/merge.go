@@ -10,7 +10,8 @@ import (
 
 // Merge combines the reports of one target's shards (`certify --shard
 // k/n` on n runners) into one: families and checks matched by name, the
-// worst verdict of each, scenarios and seeds summed, every violation kept.
+// worst verdict of each, scenarios, seeds and coverage summed, every
+// violation kept.
 // The level is the lowest any shard reached: a level is only as proven as
 // its weakest shard, and the shards' raw results are not in the reports.
 // Reports of different targets are refused.
@@ -22,6 +23,7 @@ func Merge(reps ...*Report) (*Report, error) {
 	out.Families, out.Checks, out.Violations = nil, nil, nil
 	out.Counterexamples = map[string]*history.History{}
 	out.Shard, out.Complete, out.Level = "", true, "L5"
+	out.Coverage = checker.Coverage{}
 	var dur time.Duration
 	for _, r := range reps {
 		if r.Target != out.Target {
@@ -29,6 +31,7 @@ func Merge(reps ...*Report) (*Report, error) {
 		}
 		out.Complete = out.Complete && r.Complete
 		out.Level = min(out.Level, r.Level)
+		out.Coverage = out.Coverage.Add(r.Coverage)
 		dur = max(dur, time.Duration(r.Duration))
 		out.Families = mergeFamilies(out.Families, r.Families)
 		out.Checks = mergeChecks(out.Checks, r.Checks)
@@ -91,22 +94,31 @@ func mergeChecks(acc, next []Check) []Check {
 
 func worse(a, b string) string { return string(checker.Worst(checker.Verdict(a), checker.Verdict(b))) }
 
-// OverallVerdict is a report's verdict from its checks, the one rule for a
-// single run and a merge of shards: any FAILED (or NON-STRICT under
-// --strict) is "fail", even in an incomplete run, because a proven
-// violation stays proven; otherwise any UNKNOWN check or an incomplete
-// run is "unknown"; otherwise "pass".
+// OverallVerdict is a report's verdict, the one rule for a single run and
+// a merge of shards (DESIGN.md §6): "fail" when any check or family FAILED
+// (or is NON-STRICT under --strict), even in an incomplete run, because a
+// proven violation stays proven; otherwise "unknown" when anything could not
+// be decided: an UNKNOWN check or family (a family that did not fit its
+// budget, a search that stopped), a verdict this build cannot read, an
+// interrupted run, or an incomplete history among those judged; otherwise
+// "pass". UNKNOWN is never success: the CLI maps it to exit 3.
 func OverallVerdict(r *Report) string {
 	verdict := "pass"
-	for _, c := range r.Checks {
+	judge := func(v string) {
 		switch {
-		case c.Verdict == string(checker.Failed), r.Strict && c.Verdict == string(checker.NonStrict):
-			return "fail"
-		case c.Verdict == string(checker.Unknown):
+		case v == string(checker.Failed), r.Strict && v == string(checker.NonStrict):
+			verdict = "fail"
+		case !checker.Verdict(v).Acceptable() && verdict != "fail":
 			verdict = "unknown"
 		}
 	}
-	if !r.Complete {
+	for _, c := range r.Checks {
+		judge(c.Verdict)
+	}
+	for _, f := range r.Families {
+		judge(f.Verdict)
+	}
+	if verdict == "pass" && (!r.Complete || r.Coverage.Incomplete > 0) {
 		return "unknown"
 	}
 	return verdict

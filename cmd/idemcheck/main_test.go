@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -133,5 +135,20 @@ func TestCLI_MergeShards(t *testing.T) {
 	merged, err := reports.ReadDir(out)
 	if err != nil || merged.Families[0].Scenarios != 10 {
 		t.Fatalf("merged report: %v %+v", err, merged)
+	}
+}
+
+// TestReplayExit_UnknownIsNeverZero: a replay that could not decide exits 3.
+func TestReplayExit_UnknownIsNeverZero(t *testing.T) {
+	for v, want := range map[checker.Verdict]int{checker.Pass: exitPass, checker.NonStrict: exitPass, checker.Unknown: exitEnv, checker.Failed: exitFail} {
+		err := replayExit(checker.Result{Verdict: v})
+		got := exitPass
+		var ee *exitError
+		if errors.As(err, &ee) {
+			got = ee.code
+		}
+		if got != want {
+			t.Errorf("%s: exit %d, want %d", v, got, want)
+		}
 	}
 }

@@ -50,8 +50,18 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			ex.History.WriteFile(filepath.Join(*out, "history.json"))
 		}
 	}
-	if ex.Result.Failed() {
+	return replayExit(ex.Result)
+}
+
+// replayExit maps a replay's verdict to the exit codes of DESIGN.md §6:
+// FAILED is 1, UNKNOWN (an incomplete history, a question left open) is 3,
+// never 0.
+func replayExit(r checker.Result) error {
+	switch {
+	case r.Failed():
 		return &exitError{code: exitFail, err: errSilent}
+	case !r.Verdict.Acceptable():
+		return &exitError{code: exitEnv, err: fmt.Errorf("could not decide: the replay ended %s", r.Verdict)}
 	}
 	return nil
 }

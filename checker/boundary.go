@@ -1,0 +1,62 @@
+package checker
+
+import "time"
+
+// minBand is the narrowest band around an expiry boundary that the checker
+// leaves undecided. The client stamps a retry when it sends it; the server
+// measures its TTL from its own receipt of the key's first request, on
+// its own clock, after network latency and scheduling: a retry a few
+// milliseconds on either side of the boundary may be on the other side for
+// the server.
+const minBand = 250 * time.Millisecond
+
+// band is the half-width of the undecided band around the end of a key's
+// promise: max(TTL/10, 250ms), widened by the measured clock offset
+// between the gateway and the client when the history records one. Zero
+// when no TTL was declared (the promise never ends).
+func (ix *index) band() time.Duration {
+	if ix.pol.TTL <= 0 {
+		return 0
+	}
+	return max(ix.pol.TTL/10, minBand) + abs(ix.h.ClockOffset)
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// markEdges flags the requests of l sent within band of an epoch's
+// promise end, on either side: the server may have counted one sent just
+// before the end as after it (and forgotten the key), or one sent just
+// after as before it (and replayed). What such a request got is neither a
+// violation nor a pass: checks that would fail on it say UNKNOWN instead.
+func (ix *index) markEdges(l *lineage) {
+	if ix.promise <= 0 {
+		return
+	}
+	for i, e := range l.epochs {
+		for _, o := range e.ops {
+			d := o.Invoke - e.start
+			after := i > 0 && o.Invoke-l.epochs[i-1].start <= ix.promise+ix.bandw
+			o.edge = d > ix.promise-ix.bandw || after
+		}
+	}
+}
+
+// anyEdge reports whether any of ops was sent at an epoch's edge.
+func anyEdge(ops ...*opInfo) bool {
+	for _, o := range ops {
+		if o != nil && o.edge {
+			return true
+		}
+	}
+	return false
+}
+
+// edgeNote lists what was left undecided at the promise's end.
+func (ix *index) edgeNote(items []string) string {
+	return listNote("UNKNOWN within ±"+ix.bandw.String()+" of the promise's end (client and server clocks differ)", items)
+}
