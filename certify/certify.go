@@ -68,7 +68,7 @@ type Launcher func(ctx context.Context, tg *target.Target, opts Options) (Env, e
 // StartProcesses runs the target's replicas as child processes next to an
 // in-process gateway simulator and toxiproxy.
 func StartProcesses(ctx context.Context, tg *target.Target, opts Options) (Env, error) {
-	env, err := harness.Start(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas})
+	env, err := harness.Start(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas, GatewayConfig: scenarios.GatewayConfig(tg, opts.Families)})
 	if err != nil {
 		return nil, err
 	}

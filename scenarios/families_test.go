@@ -263,16 +263,17 @@ func TestCrashWindow_ShippedTargetsFit(t *testing.T) {
 // target's promise, not 24h.
 func TestGatewayConfig_IdempotencyOffUnlessReplaysNeeded(t *testing.T) {
 	tg := testTarget(t, wideWindow)
-	conc, _ := scenarios.FamilyByName("concurrent-duplicates")
-	crash, _ := scenarios.FamilyByName("crash-window")
-	if cfg := scenarios.GatewayConfig(tg, []scenarios.Family{conc}); !cfg.NoIdempotency {
-		t.Error("concurrent-duplicates runs against a gateway whose idempotency can stand in for the server's lock")
+	if cfg := scenarios.GatewayConfig(tg, []string{"concurrent-duplicates", "key-reuse", "late-retry", "tenants", "protocol"}); !cfg.NoIdempotency {
+		t.Error("lock-testing families run against a gateway whose idempotency can stand in for the server's lock")
 	}
-	cfg := scenarios.GatewayConfig(tg, []scenarios.Family{conc, crash})
+	cfg := scenarios.GatewayConfig(tg, []string{"concurrent-duplicates", "crash-window"})
 	if cfg.NoIdempotency {
 		t.Error("crash-window needs the gateway to replay a re-sent request")
 	}
 	if want := 30*time.Second + 250*time.Millisecond; cfg.IdempotencyTTL != want {
 		t.Errorf("gateway key TTL %s, want the promise plus its band, %s", cfg.IdempotencyTTL, want)
+	}
+	if got := strings.Join(scenarios.GatewayArgs(scenarios.GatewayConfig(tg, []string{"tenants"})), " "); got != "--ttl=30.25s --no-idempotency" {
+		t.Errorf("gateway-sim args %q", got)
 	}
 }

@@ -15,11 +15,25 @@ import (
 // the gateway to replay a correct server's re-sent request
 // (Family.GatewayReplays: crash-window, mixed): with it off, a server that
 // passes the client's key to the gateway instead of holding a lock of its
-// own charges twice, and the ledger shows it. The caller sets Seed and
-// Logger; everything else is here.
-func GatewayConfig(tg *target.Target, fams []Family) gatewaysim.Config {
-	replays := slices.ContainsFunc(fams, func(f Family) bool { return f.GatewayReplays })
+// own charges twice, and the ledger shows it. families are names, as
+// certify's options carry them (unknown names are refused elsewhere). The
+// caller sets Seed and Logger; everything else is here.
+func GatewayConfig(tg *target.Target, families []string) gatewaysim.Config {
+	replays := slices.ContainsFunc(families, func(name string) bool {
+		f, err := FamilyByName(name)
+		return err == nil && f.GatewayReplays
+	})
 	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL(), NoIdempotency: !replays}
+}
+
+// GatewayArgs are the cmd/gateway-sim flags for cfg, for a simulator run
+// as a process or container instead of in-process.
+func GatewayArgs(cfg gatewaysim.Config) []string {
+	args := []string{"--ttl=" + cfg.IdempotencyTTL.String()}
+	if cfg.NoIdempotency {
+		args = append(args, "--no-idempotency")
+	}
+	return args
 }
 
 // CheckFamilies refuses a target that one of fams cannot probe
