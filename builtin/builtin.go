@@ -38,8 +38,21 @@ type Member struct {
 }
 
 // TestPolicy is what the built-ins declare in test mode: short TTLs and
-// leases so that late retries and crash recovery fit in seconds.
-var TestPolicy = target.Policy{TTL: time.Second, RetryWindow: 30 * time.Second, RecoveryWindow: 2 * time.Second, MaxWait: 2 * time.Second}
+// leases so that late retries and crash recovery fit in seconds. The
+// retry window (10×TTL) is what late-retry probes up to its end, so it
+// sets that family's example time; it leaves room for a crash-window
+// retry after the recovery window (target.CrashWindowFits). max_wait is
+// short enough that concurrent-duplicates' longest gateway latency
+// (scenarios.MaxGatewayLatency, 1.5 s) stays under the built-ins' gateway
+// timeout: that family runs with the gateway's idempotency off, where a
+// correct server whose gateway call timed out and was re-sent would be
+// charged twice.
+var TestPolicy = target.Policy{TTL: time.Second, RetryWindow: 10 * time.Second, RecoveryWindow: 3 * time.Second, MaxWait: time.Second}
+
+// testFlags configure every built-in reference-server for TestPolicy: a
+// gateway timeout above the longest drawn gateway latency, and a lease
+// above the gateway timeout.
+var testFlags = []string{"--max-wait={{.MaxWait}}", "--lease=2500ms", "--gateway-timeout=2s", "--sweep-interval=250ms", "--recovery-after=1s", "--log-format=text"}
 
 // Members is the table: the reference first, then the zoo.
 var Members = []Member{
@@ -60,6 +73,7 @@ var Members = []Member{
 	// the seed.
 	{Name: "global-keys", Kind: "broken", Bug: "keys are not scoped per tenant", Incident: "one merchant's customer receives another merchant's charge", Family: "tenants", Expect: []string{"M5", "P2"}, Verdict: "FAILED"},
 	{Name: "no-wait-409", Kind: "broken", Bug: "answers 409 at once to a duplicate in flight instead of waiting", Incident: "safe, but clients retry in a tight loop", Family: "concurrent-duplicates", Expect: []string{"R3"}, Verdict: "NON-STRICT"},
+	{Name: "gateway-key-as-lock", Kind: "broken", Bug: "no lock of its own: forwards the client's key to the gateway as its Idempotency-Key and lets the gateway deduplicate", Incident: "behind a gateway without idempotency (or past its key window), two concurrent duplicates both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED"},
 	{Name: "no-recovery", Kind: "broken", Bug: "no lease takeover and no sweeper: a key whose owner crashed stays in progress", Incident: "after a crash the order can never be completed or retried", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
 }
 
@@ -112,7 +126,7 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 	if m.Policy != nil {
 		pol = *m.Policy
 	}
-	args := append([]string{"--variant=" + m.Name, "--max-wait={{.MaxWait}}", "--lease=1s", "--gateway-timeout=800ms", "--sweep-interval=250ms", "--recovery-after=1s", "--log-format=text"}, m.Flags...)
+	args := append(append([]string{"--variant=" + m.Name}, testFlags...), m.Flags...)
 	t := &target.Target{
 		Name: m.Name, Description: m.Bug, Needs: []string{"postgres"},
 		Start: target.Start{Command: filepath.Join(binDir, "reference-server"), Args: args, Env: map[string]string{

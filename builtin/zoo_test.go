@@ -14,6 +14,7 @@ import (
 	"github.com/idemcheck/idemcheck/builtin"
 	"github.com/idemcheck/idemcheck/certify"
 	"github.com/idemcheck/idemcheck/reports"
+	"github.com/idemcheck/idemcheck/scenarios"
 )
 
 // Budgets of the self-validation (issue 5 part 5): a zoo member must fail
@@ -101,6 +102,11 @@ func certifyMember(t *testing.T, m builtin.Member, dir string) zooRow {
 		// One crash-window example waits out the recovery window (seconds),
 		// so a budget of examples needs more wall time than the others.
 		budget = 2 * memberBudget
+	}
+	if fam, err := scenarios.FamilyByName(m.Family); err == nil {
+		// A late-retry example waits until just inside the retry window's
+		// end: give the family room for a few.
+		budget = max(budget, 3*fam.ExampleTime(tg))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), budget+2*time.Minute)
 	defer cancel()

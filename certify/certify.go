@@ -118,6 +118,13 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 		if ctx.Err() != nil {
 			break
 		}
+		// Each family meets the gateway it needs: idempotency off, so that
+		// a server's missing lock is not absorbed by gateway replays,
+		// unless the family's correct servers rely on replays (crash
+		// recovery re-sends the same request id, as Stripe allows).
+		if err := env.GatewayController().SetIdempotency(ctx, fam.GatewayReplays); err != nil {
+			return rep, fmt.Errorf("%w: gateway idempotency for %s: %w", ErrEnvironment, fam.Name, err)
+		}
 		fr := runFamily(ctx, runner, fam, i, share, opts)
 		runs = append(runs, fr)
 		if err := reconcile(ctx, runner, runs); err != nil {
@@ -164,7 +171,8 @@ func environment(ctx context.Context, tg *target.Target, opts Options) (harness.
 	if launch == nil {
 		launch = process.Launch
 	}
-	env, err := launch(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas})
+	env, err := launch(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas,
+		Gateway: scenarios.GatewayConfig(tg, opts.Families)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
 	}

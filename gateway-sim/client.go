@@ -94,6 +94,11 @@ func (c *Client) LastSeq(ctx context.Context) (int64, error) {
 	return out.Seq, err
 }
 
+// SetIdempotency calls PUT /_sim/idempotency.
+func (c *Client) SetIdempotency(ctx context.Context, on bool) error {
+	return c.do(ctx, http.MethodPut, "/_sim/idempotency", idempotencyJSON{Enabled: &on}, nil)
+}
+
 // Reset calls POST /_sim/reset.
 func (c *Client) Reset(ctx context.Context) error {
 	return c.do(ctx, http.MethodPost, "/_sim/reset", nil, nil)

@@ -38,6 +38,8 @@ type Controller interface {
 	// RemoveFault uninstalls a rule; an id already spent or removed is
 	// not an error.
 	RemoveFault(id string) error
+	// SetIdempotency switches the gateway's idempotency on or off.
+	SetIdempotency(ctx context.Context, on bool) error
 }
 
 // Local is the Controller of an in-process simulator.
@@ -50,6 +52,7 @@ func (l local) LastSeq(context.Context) (int64, error)            { return l.s.L
 func (l local) Ledger(context.Context) ([]Charge, error)          { return l.s.Ledger(), nil }
 func (l local) ReleaseAll() error                                 { l.s.ReleaseAll(); return nil }
 func (l local) Holds(context.Context) ([]Hold, error)             { return l.s.Holds(), nil }
+func (l local) SetIdempotency(_ context.Context, on bool) error   { l.s.SetIdempotency(on); return nil }
 
 func (l local) Release(holdID string) error {
 	if holdID == "" {
@@ -74,3 +77,16 @@ func (l local) RemoveFault(id string) error {
 
 // LastSeq is the Seq of the latest event (0 before the first).
 func (s *Sim) LastSeq() int64 { return s.events.lastSeq() }
+
+// Args are the cmd/gateway-sim flags that configure a simulator run as a
+// process or a container like cfg (its key TTL and idempotency).
+func (cfg Config) Args() []string {
+	var args []string
+	if cfg.IdempotencyTTL > 0 {
+		args = append(args, "--ttl="+cfg.IdempotencyTTL.String())
+	}
+	if cfg.NoIdempotency {
+		args = append(args, "--no-idempotency")
+	}
+	return args
+}

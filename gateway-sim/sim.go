@@ -54,6 +54,7 @@ type Sim struct {
 	mux     *http.ServeMux
 	events  *eventLog
 	reqSeq  atomic.Int64 // Request-Id counter
+	noIdem  atomic.Bool  // Config.NoIdempotency, switchable at run time
 	closeMu sync.Once
 
 	mu        sync.Mutex
@@ -81,9 +82,16 @@ func New(cfg Config) *Sim {
 		idRand:    newRand(cfg.Seed, streamIDs),
 		faultRand: newRand(cfg.Seed, streamFaults),
 	}
+	s.noIdem.Store(cfg.NoIdempotency)
 	s.mux = s.routes()
 	return s
 }
+
+// SetIdempotency switches the gateway's idempotency on or off from the
+// next request on: a harness plays a family that must see a server's own
+// lock against a gateway without it, and a crash family against one that
+// replays (as Stripe does). Keys stored before stay stored.
+func (s *Sim) SetIdempotency(on bool) { s.noIdem.Store(!on) }
 
 // Handler serves the Stripe subset (/v1/charges...) and the control API
 // (/_sim/...). Mount it on any server; httptest.NewServer(sim.Handler()) is

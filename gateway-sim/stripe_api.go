@@ -74,7 +74,7 @@ func basicUser(cred string) string {
 // idempotencyKeyOf returns the request's Idempotency-Key, trimmed as
 // stripe-go trims it; "" when absent or when the gateway has no idempotency.
 func (s *Sim) idempotencyKeyOf(r *http.Request) (string, error) {
-	if s.cfg.NoIdempotency {
+	if s.noIdem.Load() {
 		return "", nil
 	}
 	key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))

@@ -33,7 +33,7 @@ func Parse(name string, data []byte) (*Target, error) {
 	if err := yamlfile.Decode(name, data, &t, ErrInvalid); err != nil {
 		return nil, err
 	}
-	t.File = name
+	t.File, t.src = name, data
 	if err := t.Validate(); err != nil {
 		return nil, yamlfile.Locate(name, data, err, ErrInvalid)
 	}

@@ -16,7 +16,7 @@ func TestLoad_ExampleReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tg.Name != "reference" || tg.Replicas != 2 || tg.Policy.TTL != 2*time.Second || tg.Policy.MaxWait != 2*time.Second {
+	if tg.Name != "reference" || tg.Replicas != 2 || tg.Policy.TTL != 2*time.Second || tg.Policy.MaxWait != time.Second {
 		t.Fatalf("unexpected target: %+v", tg)
 	}
 	r, err := tg.Render(target.Vars{ListenAddr: "127.0.0.1:9000", DatabaseURL: "postgres://db", GatewayURL: "http://gw", GatewayAPIKey: "sk_test", TTL: time.Hour, MaxWait: time.Second})

@@ -37,6 +37,7 @@ type Target struct {
 
 	// File is where the target was loaded from ("" for built-ins).
 	File string `yaml:"-"`
+	src  []byte // File's content, so that later checks can name a line (Refuse)
 }
 
 // Start is the command line and environment of one replica.

@@ -25,13 +25,14 @@ const LabelRun = "idemcheck.run"
 // Env is a running container environment. Its methods are safe for
 // concurrent use; Close is idempotent and removes everything Start made.
 type Env struct {
-	target  *target.Target
-	log     *slog.Logger
-	cli     *testcontainers.DockerClient
-	runID   string
-	apiKey  string
-	image   string // the replicas' image
-	pgImage string // the PostgreSQL image
+	target     *target.Target
+	log        *slog.Logger
+	cli        *testcontainers.DockerClient
+	runID      string
+	apiKey     string
+	image      string // the replicas' image
+	gatewayCfg gatewaysim.Config
+	pgImage    string // the PostgreSQL image
 
 	network  string // name
 	pg       *testcontainers.DockerContainer
@@ -113,7 +114,7 @@ func newEnv(ctx context.Context, tg *target.Target, opts harness.Options) (*Env,
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{target: tt, log: opts.Logger, cli: cli, runID: harness.RandomHex(6), apiKey: harness.NewAPIKey(), image: img}
+	e := &Env{target: tt, log: opts.Logger, cli: cli, runID: harness.RandomHex(6), apiKey: harness.NewAPIKey(), image: img, gatewayCfg: opts.Gateway}
 	e.pgImage = e.postgresImage(opts)
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)

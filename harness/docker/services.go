@@ -70,7 +70,7 @@ func (e *Env) startPostgres(ctx context.Context) error {
 }
 
 func (e *Env) startGateway(ctx context.Context) error {
-	c, err := e.run(ctx, spec{role: "gateway", image: GatewayImage, ports: []string{gatewayPort}})
+	c, err := e.run(ctx, spec{role: "gateway", image: GatewayImage, ports: []string{gatewayPort}, cmd: e.gatewayCfg.Args()})
 	if err != nil {
 		return err
 	}

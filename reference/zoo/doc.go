@@ -15,7 +15,8 @@
 //
 // # Members
 //
-// Check-then-act (naive.go, inprocess_mutex.go): no database claim at all.
+// Check-then-act (naive.go, inprocess_mutex.go, gateway_key_as_lock.go):
+// no database claim at all.
 // Claim-based, one defect each on the shared claim flow of base.go:
 // no_fingerprint.go, raw_fingerprint.go, release_on_error.go,
 // stale_lease_new_id.go, sweeper_fails_in_progress.go, global_keys.go,

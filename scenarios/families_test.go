@@ -1,0 +1,279 @@
+package scenarios_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// testTarget is a built-in-like target in test mode: a 1s TTL promising
+// a 30× retry window, the case of issue 11 item 3.
+func testTarget(t *testing.T, pol target.Policy) *target.Target {
+	t.Helper()
+	tg := &target.Target{Name: "t", Start: target.Start{Command: "./srv"}, Policy: pol}
+	if err := tg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+var wideWindow = target.Policy{TTL: time.Second, RetryWindow: 30 * time.Second, RecoveryWindow: 2 * time.Second, MaxWait: 2 * time.Second}
+
+// draw plays fam's generator under rapid and hands every scenario to see.
+func draw(t *testing.T, name string, tg *target.Target, see func(scenarios.Scenario)) {
+	t.Helper()
+	fam, err := scenarios.FamilyByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rapid.Check(t, func(rt *rapid.T) { see(fam.Gen(rt, tg, 2)) })
+}
+
+// retryTimes are the late-retry waits of a scenario, as durations.
+func retryTimes(sc scenarios.Scenario, ttl time.Duration) []time.Duration {
+	var at []time.Duration
+	for _, s := range sc.Steps {
+		if s.Wait != nil && s.Wait.TTL > 0 {
+			at = append(at, time.Duration(s.Wait.TTL*float64(ttl)))
+		}
+	}
+	return at
+}
+
+// Issue 11 item 3: a server keeping keys for 3× its TTL while promising
+// 30× certified L5 because probes stopped at 2.5× the TTL.
+func TestLateRetry_ProbesSpreadAcrossRetryWindow(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	pol := tg.Policy
+	band := pol.Band()
+	var latest time.Duration
+	pastThreeTTL, between := 0, 0
+	draw(t, "late-retry", tg, func(sc scenarios.Scenario) {
+		at := retryTimes(sc, pol.TTL)
+		for i, d := range at {
+			if i > 0 && d < at[i-1] {
+				t.Fatalf("probes out of order: %v", at)
+			}
+			for _, edge := range []time.Duration{pol.TTL, pol.RetryWindow} {
+				if d > edge-band && d < edge+band {
+					t.Fatalf("probe at %s inside the UNKNOWN band %s±%s: %v", d, edge, band, at)
+				}
+			}
+			if d > pol.RetryWindow {
+				t.Fatalf("probe at %s past the promised window %s", d, pol.RetryWindow)
+			}
+			if d > 3*pol.TTL {
+				pastThreeTTL++
+			}
+			if d > 3*pol.TTL && d < pol.RetryWindow-2*band {
+				between++
+			}
+			latest = max(latest, d)
+		}
+	})
+	if latest < pol.RetryWindow-2*band {
+		t.Errorf("latest probe %s: the end of the %s window is never probed", latest, pol.RetryWindow)
+	}
+	if pastThreeTTL == 0 || between == 0 {
+		t.Errorf("probes past 3×TTL: %d, strictly inside (3×TTL, window end): %d; want both", pastThreeTTL, between)
+	}
+	fam, _ := scenarios.FamilyByName("late-retry")
+	if got := fam.ExampleTime(tg); got < latest {
+		t.Errorf("late-retry declares %s per example, but probes wait up to %s", got, latest)
+	}
+}
+
+// A target promising no more than its TTL gets only an early probe, clear
+// of the band.
+func TestLateRetry_NoLateProbeWithoutWindow(t *testing.T) {
+	tg := testTarget(t, target.Policy{TTL: 2 * time.Second})
+	draw(t, "late-retry", tg, func(sc scenarios.Scenario) {
+		for _, d := range retryTimes(sc, tg.Policy.TTL) {
+			if d > tg.Policy.TTL-tg.Policy.Band() {
+				t.Fatalf("probe at %s with a window equal to the TTL %s", d, tg.Policy.TTL)
+			}
+		}
+	})
+}
+
+// Issue 11 item 7: a payment's requests use one key form.
+func TestProtocol_OnePaymentOneKeyForm(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	quoted := 0
+	draw(t, "protocol", tg, func(sc scenarios.Scenario) {
+		forms := map[string]string{}
+		for _, s := range sc.Steps {
+			if s.Send == nil {
+				continue
+			}
+			if f, seen := forms[s.Send.Key]; seen && f != s.Send.KeyForm {
+				t.Fatalf("key %s sent as %q and %q: %v", s.Send.Key, f, s.Send.KeyForm, sc.Steps)
+			}
+			forms[s.Send.Key] = s.Send.KeyForm
+			if s.Send.KeyForm == "quoted" && s.Send.Purpose == "sequential-retry" {
+				quoted++
+			}
+		}
+	})
+	if quoted == 0 {
+		t.Error("the quoted form is never retried on its own key")
+	}
+}
+
+// Issue 11 item 15: latencies across the whole range up to and beyond
+// max_wait.
+func TestConcurrent_LatencyBeyondMaxWait(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	short, long := 0, 0
+	draw(t, "concurrent-duplicates", tg, func(sc scenarios.Scenario) {
+		for _, s := range sc.Steps {
+			if s.Fault == nil || s.Fault.Kind != "gateway:slow" {
+				continue
+			}
+			d, err := time.ParseDuration(s.Fault.Params["latency"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d > scenarios.MaxGatewayLatency(tg) {
+				t.Fatalf("latency %s beyond the documented maximum %s", d, scenarios.MaxGatewayLatency(tg))
+			}
+			if d < tg.Policy.MaxWait/2 {
+				short++
+			}
+			if d > tg.Policy.MaxWait {
+				long++
+			}
+		}
+	})
+	if short == 0 || long == 0 {
+		t.Errorf("latencies below max_wait/2: %d, beyond max_wait: %d; want both", short, long)
+	}
+}
+
+// Issue 11 item 6: generators draw declines: a first answer that is a
+// decline, retries after it, concurrent duplicates of a declined payment
+// and a mutated body after a decline.
+func TestFamilies_DrawDeclines(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	cases := map[string]func(sc scenarios.Scenario, declined map[string]bool) bool{
+		"concurrent-duplicates": func(sc scenarios.Scenario, declined map[string]bool) bool {
+			n := 0
+			for _, s := range sc.Steps {
+				if s.Send != nil && s.Send.Async && declined[s.Send.Order] {
+					n++
+				}
+			}
+			return n >= 2
+		},
+		"key-reuse": func(sc scenarios.Scenario, declined map[string]bool) bool {
+			for _, s := range sc.Steps {
+				if s.Send != nil && declined["o0"] && strings.HasPrefix(s.Send.Purpose, "different:") {
+					return true
+				}
+			}
+			return false
+		},
+		"late-retry": func(sc scenarios.Scenario, declined map[string]bool) bool {
+			return declined["o0"] && sc.Requests() >= 2
+		},
+	}
+	for name, shows := range cases {
+		t.Run(name, func(t *testing.T) {
+			hits := 0
+			draw(t, name, tg, func(sc scenarios.Scenario) {
+				declined := map[string]bool{}
+				healed := map[string]bool{}
+				for _, s := range sc.Steps {
+					switch {
+					case s.Fault != nil && s.Fault.Kind == "gateway:decline":
+						if s.Fault.Order == "" {
+							t.Fatalf("a decline fault without an order declines other examples' payments: %v", s)
+						}
+						declined[s.Fault.Order] = true
+					case s.Send != nil && declined[s.Send.Order] && healed[s.Send.Order]:
+						t.Fatalf("send %s after its decline was healed", s.Send.ID)
+					case s.Heal != "" && strings.HasPrefix(s.Heal, "decline_"):
+						healed[strings.TrimPrefix(s.Heal, "decline_")] = true
+					}
+				}
+				for o := range declined {
+					if !healed[o] {
+						t.Fatalf("decline of %s never healed", o)
+					}
+				}
+				if shows(sc, declined) {
+					hits++
+				}
+			})
+			if hits == 0 {
+				t.Errorf("%s never draws the decline case", name)
+			}
+		})
+	}
+}
+
+// Issue 11 item 4: a crash-window retry must land inside the promise; a
+// target whose recovery window cannot fit is refused for that family,
+// with file:line and what to change, and only for it.
+func TestCrashWindow_RefusedWhenRecoveryOutlastsPromise(t *testing.T) {
+	tg, err := target.Parse("short.yaml", []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 2s\n  recovery_window: 30s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crash, _ := scenarios.FamilyByName("crash-window")
+	conc, _ := scenarios.FamilyByName("concurrent-duplicates")
+	err = scenarios.CheckFamilies(tg, []scenarios.Family{conc, crash})
+	if err == nil || !errors.Is(err, target.ErrInvalid) {
+		t.Fatalf("err = %v, want a refusal wrapping target.ErrInvalid", err)
+	}
+	for _, want := range []string{"short.yaml:5: policy.recovery_window:", "retry_window to at least"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %q, want it to contain %q", err, want)
+		}
+	}
+	if err := scenarios.CheckFamilies(tg, []scenarios.Family{conc}); err != nil {
+		t.Errorf("a family that does not need the promise refused the target: %v", err)
+	}
+	mixed, _ := scenarios.FamilyByName("mixed")
+	rapid.Check(t, func(rt *rapid.T) {
+		if sc := mixed.Gen(rt, tg, 2); sc.Name == "mixed/crash-window" {
+			t.Fatal("mixed drew crash-window for a target it cannot fit")
+		}
+	})
+}
+
+func TestCrashWindow_ShippedTargetsFit(t *testing.T) {
+	tg, err := target.Load("../examples/reference.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := scenarios.CheckFamilies(tg, scenarios.Families); err != nil {
+		t.Errorf("examples/reference.yaml: %v", err)
+	}
+}
+
+// Issue 11 item 5: lock-testing families run against a gateway that
+// forgets keys; crash families against one that remembers them for the
+// target's promise, not 24h.
+func TestGatewayConfig_IdempotencyOffUnlessReplaysNeeded(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	if cfg := scenarios.GatewayConfig(tg, []string{"concurrent-duplicates", "key-reuse", "late-retry", "tenants", "protocol"}); !cfg.NoIdempotency {
+		t.Error("lock-testing families run against a gateway whose idempotency can stand in for the server's lock")
+	}
+	cfg := scenarios.GatewayConfig(tg, []string{"concurrent-duplicates", "crash-window"})
+	if cfg.NoIdempotency {
+		t.Error("crash-window needs the gateway to replay a re-sent request")
+	}
+	if want := 30*time.Second + 250*time.Millisecond; cfg.IdempotencyTTL != want {
+		t.Errorf("gateway key TTL %s, want the promise plus its band, %s", cfg.IdempotencyTTL, want)
+	}
+	if got := strings.Join(scenarios.GatewayConfig(tg, []string{"tenants"}).Args(), " "); got != "--ttl=30.25s --no-idempotency" {
+		t.Errorf("gateway-sim args %q", got)
+	}
+}

@@ -1,0 +1,45 @@
+package scenarios
+
+import (
+	"slices"
+
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// GatewayConfig is the gateway simulator's configuration for playing fams
+// against tg (issue 11, item 5). Its key TTL is compressed with the
+// target's test-mode policy (target.Policy.GatewayKeyTTL) instead of
+// Stripe's fixed 24h, which would absorb every late retry that a server
+// forwards as its own key. Its idempotency is off unless a family needs
+// the gateway to replay a correct server's re-sent request
+// (Family.GatewayReplays: crash-window, mixed): with it off, a server that
+// passes the client's key to the gateway instead of holding a lock of its
+// own charges twice, and the ledger shows it. families are names, as
+// certify's options carry them (unknown names are refused elsewhere). The
+// caller sets Seed and Logger; everything else is here.
+func GatewayConfig(tg *target.Target, families []string) gatewaysim.Config {
+	replays := slices.ContainsFunc(families, func(name string) bool {
+		f, err := FamilyByName(name)
+		return err == nil && f.GatewayReplays
+	})
+	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL(), NoIdempotency: !replays}
+}
+
+// CheckFamilies refuses a target that one of fams cannot probe
+// meaningfully (Family.Fits), located in the target's file (file:line:
+// field: what to change) and wrapping target.ErrInvalid, so the CLI exits
+// 2 before anything starts. Only the chosen families are asked: a target
+// whose recovery window outlasts its promise can still be certified for
+// everything but crash-window.
+func CheckFamilies(tg *target.Target, fams []Family) error {
+	for _, f := range fams {
+		if f.Fits == nil {
+			continue
+		}
+		if err := f.Fits(tg); err != nil {
+			return tg.Refuse(err)
+		}
+	}
+	return nil
+}

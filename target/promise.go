@@ -1,0 +1,73 @@
+package target
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/idemcheck/idemcheck/internal/yamlfile"
+)
+
+// MinBoundaryBand is the least half-width of the band around a policy
+// boundary (the TTL, the promise's end) inside which a retry proves
+// nothing: the client stamps its send, the server its receipt, and the
+// two clocks and the wire between them differ by this much under load.
+const MinBoundaryBand = 250 * time.Millisecond
+
+// StrikeTime bounds how long the strike of a crash-window example (a
+// gateway hold, a kill, a restart) takes before its recovery wait starts;
+// it is part of what must fit inside the promise.
+const StrikeTime = 3 * time.Second
+
+// Promise is how long after a key's first request a retry is covered:
+// the longer of the TTL and the retry window (DESIGN.md §3, Expiry).
+func (p Policy) Promise() time.Duration { return max(p.TTL, p.RetryWindow) }
+
+// Band is the half-width of the band around the TTL and around the
+// promise's end that the checker grades UNKNOWN and the generators keep
+// clear of: max(10% of the TTL, MinBoundaryBand) (issue 11, item 9).
+func (p Policy) Band() time.Duration { return max(p.TTL/10, MinBoundaryBand) }
+
+// CrashWindowFits says whether a crash-window example's final retry (the
+// strike, then the recovery window) lands inside the promise, clear of
+// its end's band. A retry past the promise opens a new epoch, where a
+// crash-induced second charge is outside every promise and proves
+// nothing, so a target that cannot fit is refused for that family with
+// what to change. Its error is a *yamlfile.FieldError on
+// policy.recovery_window.
+func (t *Target) CrashWindowFits() error {
+	p := t.Policy
+	need := StrikeTime + p.RecoveryWindow + p.Band()
+	if need <= p.Promise() {
+		return nil
+	}
+	msg := fmt.Sprintf("a crash-window retry after the strike (up to %s) and the recovery window (%s) lands %s after the first request, past the promise max(ttl, retry_window) = %s less its %s boundary band: set policy.retry_window to at least %s",
+		StrikeTime, p.RecoveryWindow, StrikeTime+p.RecoveryWindow, p.Promise(), p.Band(), need)
+	if room := p.Promise() - StrikeTime - p.Band(); room > 0 {
+		msg += fmt.Sprintf(", or shorten policy.recovery_window to at most %s", room)
+	}
+	return bad("policy.recovery_window", "%s", msg)
+}
+
+// GatewayKeyTTL is how long the gateway simulator remembers an
+// Idempotency-Key when it remembers keys at all. A real gateway keeps
+// keys for about as long as a server keeps its own (Stripe: 24h), so the
+// simulator's window is compressed with the target's test-mode policy:
+// the promise and its boundary band, not a fixed 24h that would absorb
+// every late retry a target forwards as its own key.
+func (p Policy) GatewayKeyTTL() time.Duration { return p.Promise() + p.Band() }
+
+// Refuse places a validation error of t (a *yamlfile.FieldError such as
+// CrashWindowFits returns) in t's file, as file:line: field: what to
+// change, wrapping ErrInvalid so that the CLI exits 2. Checks that only
+// matter for some families run once the families are chosen, after Load,
+// which is why they are located here rather than by Parse.
+func (t *Target) Refuse(err error) error {
+	if err == nil {
+		return nil
+	}
+	name := t.File
+	if name == "" {
+		name = "built-in target " + t.Name
+	}
+	return yamlfile.Locate(name, t.src, err, ErrInvalid)
+}
