@@ -154,8 +154,8 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, s
 	if err != nil {
 		return err
 	}
-	if f.budget <= 0 {
-		return usageErr("--budget: expected a positive duration such as 60s, got %s", f.budget)
+	if err := f.check(); err != nil {
+		return err
 	}
 	tg, err := resolveTarget(f.target, f.docker)
 	if err != nil {
@@ -182,12 +182,19 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, s
 	if werr != nil {
 		fmt.Fprintf(stderr, "idemcheck: writing reports to %s: %v\n", dir, werr)
 	}
+	exit := exitFor(rep, runErr)
 	if f.json {
 		reports.WriteJSON(stdout, rep)
 	} else {
-		printSummary(stdout, rep, paths)
+		printSummary(stdout, rep, paths, printsReason(exit))
 	}
-	return exitFor(rep, runErr)
+	return exit
+}
+
+// printsReason says whether an exit error will print its reason on stderr.
+func printsReason(err error) bool {
+	var ee *exitError
+	return errors.As(err, &ee) && ee.err != nil && ee.err != errSilent
 }
 
 func exitFor(rep *reports.Report, runErr error) error {
@@ -207,8 +214,9 @@ func exitFor(rep *reports.Report, runErr error) error {
 }
 
 // printSummary prints the verdict line, the non-PASS checks and where the
-// reports are.
-func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths) {
+// reports are. When the run stopped on an error (errPrinted), the error
+// goes to stderr once, with the exit code; the summary only points at it.
+func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths, errPrinted bool) {
 	fmt.Fprintf(w, "%s: %s (level %s) in %s, seed %d\n", rep.Target, verdictWord(rep.Verdict), rep.Level, roundDur(rep.Duration), rep.Seed)
 	for _, fr := range rep.Families {
 		line := fmt.Sprintf("  %-22s %-13s %4d scenarios", fr.Name, fr.Verdict, fr.Scenarios)
@@ -234,7 +242,10 @@ func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths) {
 		shown[v.Invariant+v.Family] = true
 		fmt.Fprintf(w, "  %s: %s\n    replay: %s\n", v.Invariant, v.Explanation, v.Replay)
 	}
-	if rep.Interrupted != "" {
+	switch {
+	case rep.Interrupted != "" && errPrinted:
+		fmt.Fprintln(w, "  incomplete: the run stopped early (the reason is on stderr)")
+	case rep.Interrupted != "":
 		fmt.Fprintf(w, "  incomplete: %s\n", rep.Interrupted)
 	}
 	if paths.HTML != "" {

@@ -31,6 +31,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkSeed(*seed); err != nil {
+		return err
+	}
 	unexpected := 0
 	for _, d := range demoRuns {
 		line, asExpected, err := demoOne(ctx, d.target, d.budget, *seed, filepath.Join(*dir, d.target), stderr)

@@ -10,7 +10,8 @@
 //
 // Exit codes: 0 every check passed (NON-STRICT allowed unless --strict),
 // 1 a check FAILED, 2 bad usage or a bad target/scenario file, 3 the
-// environment could not be set up.
+// environment could not be set up or a check could not be decided, 4 a
+// replayed incident did not reproduce its expected verdicts.
 package main
 
 import (
@@ -23,12 +24,13 @@ import (
 	"syscall"
 )
 
-// Exit codes, DESIGN.md §6.
+// Exit codes, documented in README.md ("Exit codes").
 const (
-	exitPass  = 0
-	exitFail  = 1
-	exitUsage = 2
-	exitEnv   = 3
+	exitPass          = 0
+	exitFail          = 1
+	exitUsage         = 2
+	exitEnv           = 3
+	exitNotReproduced = 4 // replay: an incident's expected verdicts did not hold against its own target
 )
 
 // exitError carries an exit code with the error that caused it.
@@ -109,5 +111,6 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'idemcheck <command> --help' for a command's flags and an example.")
-	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a check FAILED, 2 bad usage or file, 3 environment could not be set up.")
+	fmt.Fprintln(w, "Exit codes: 0 pass, 1 a check FAILED, 2 bad usage or file, 3 environment could not be set up")
+	fmt.Fprintln(w, "or a check could not be decided, 4 a replayed incident did not reproduce.")
 }

@@ -19,6 +19,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	tgt := fs.String("target", "", "target to replay against (default: the incident's own target)")
 	out := fs.String("report-dir", "", "write the replayed history here")
 	dbURL := fs.String("database-url", "", "use this PostgreSQL instead of a throwaway cluster")
+	docker := fs.Bool("docker", false, "replay in containers, as certify --docker ran it (make images first)")
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if err := parseFlags(fs, args); err != nil {
 			return err
@@ -36,11 +37,15 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if name == "" {
 		name = sc.Target
 	}
-	tg, err := resolveTarget(name, false)
+	tg, err := resolveTarget(name, *docker)
 	if err != nil {
 		return err
 	}
-	ex, err := certify.Replay(ctx, tg, sc, certify.Options{DatabaseURL: *dbURL})
+	opts := certify.Options{DatabaseURL: *dbURL}
+	if inDocker(*docker, tg) {
+		opts.Launch, opts.Mode = dockerLauncher(), "docker"
+	}
+	ex, err := certify.Replay(ctx, tg, sc, opts)
 	if err != nil {
 		return &exitError{code: exitEnv, err: err}
 	}
@@ -50,13 +55,21 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			ex.History.WriteFile(filepath.Join(*out, "history.json"))
 		}
 	}
-	return replayExit(ex.Result)
+	return replayExit(tg.Name, sc, ex)
 }
 
-// replayExit maps a replay's verdict to the exit codes of DESIGN.md §6:
-// FAILED is 1, UNKNOWN (an incomplete history, a question left open) is 3,
-// never 0.
-func replayExit(r checker.Result) error {
+// replayExit is replay's exit code. Against the incident's own target the
+// question is "does it still reproduce?": an expectation that did not hold
+// is exit 4 (exitNotReproduced), never 0, so a nightly regression job
+// cannot mistake a vanished bug, or a replay that went elsewhere, for a
+// pass. Otherwise, and when it reproduced, the verdict decides as for
+// certify: 1 when a check FAILED, 3 when it could not be decided
+// (an incomplete history, a question left open), never 0.
+func replayExit(target string, sc *scenarios.Scenario, ex *scenarios.Example) error {
+	r := ex.Result
+	if target == sc.Target && len(certify.Mismatches(ex)) > 0 {
+		return &exitError{code: exitNotReproduced, err: fmt.Errorf("%s: not reproduced against %s (expected verdicts listed above)", sc.Name, target)}
+	}
 	switch {
 	case r.Failed():
 		return &exitError{code: exitFail, err: errSilent}
