@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/reports"
+	"github.com/idemcheck/idemcheck/scenarios"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -141,7 +142,8 @@ func TestCLI_MergeShards(t *testing.T) {
 // TestReplayExit_UnknownIsNeverZero: a replay that could not decide exits 3.
 func TestReplayExit_UnknownIsNeverZero(t *testing.T) {
 	for v, want := range map[checker.Verdict]int{checker.Pass: exitPass, checker.NonStrict: exitPass, checker.Unknown: exitEnv, checker.Failed: exitFail} {
-		err := replayExit(checker.Result{Verdict: v})
+		sc := &scenarios.Scenario{Name: "x", Target: "elsewhere"}
+		err := replayExit("t", sc, &scenarios.Example{Scenario: *sc, Result: checker.Result{Verdict: v}})
 		got := exitPass
 		var ee *exitError
 		if errors.As(err, &ee) {
