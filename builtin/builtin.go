@@ -74,6 +74,7 @@ var Members = []Member{
 	{Name: "global-keys", Kind: "broken", Bug: "keys are not scoped per tenant", Incident: "one merchant's customer receives another merchant's charge", Family: "tenants", Expect: []string{"M5", "P2"}, Verdict: "FAILED"},
 	{Name: "no-wait-409", Kind: "broken", Bug: "answers 409 at once to a duplicate in flight instead of waiting", Incident: "safe, but clients retry in a tight loop", Family: "concurrent-duplicates", Expect: []string{"R3"}, Verdict: "NON-STRICT"},
 	{Name: "gateway-key-as-lock", Kind: "broken", Bug: "no lock of its own: forwards the client's key to the gateway as its Idempotency-Key and lets the gateway deduplicate", Incident: "behind a gateway without idempotency (or past its key window), two concurrent duplicates both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "sweeper-recharges", Kind: "broken", Bug: "an outbox worker re-sends indeterminate charges under a new gateway key, even after a retry resolved them", Incident: "the retry recovered the charge; seconds after the last answer the outbox charged the order again", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED"},
 	{Name: "no-recovery", Kind: "broken", Bug: "no lease takeover and no sweeper: a key whose owner crashed stays in progress", Incident: "after a crash the order can never be completed or retried", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
 }
 

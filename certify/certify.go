@@ -112,7 +112,8 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 	runner := &scenarios.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID()}
 	defer runner.Close()
 	// The budget is wall time: what set-up took is not given again.
-	share := max((opts.Budget-time.Since(start))/time.Duration(len(fams)), time.Second)
+	// The last recovery window is kept for late charges (settle).
+	share := max((opts.Budget-time.Since(start)-settleTime(tg))/time.Duration(len(fams)), time.Second)
 	var runs []*familyRun
 	for i, fam := range fams {
 		if ctx.Err() != nil {
@@ -131,6 +132,7 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 			return rep, err
 		}
 	}
+	settle(ctx, tg)
 	acct, err := account(ctx, runner, runs)
 	if err != nil {
 		return rep, err

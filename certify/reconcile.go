@@ -9,6 +9,7 @@ import (
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
 )
 
 // reconcileTimeout bounds reading the gateway's ledger at a family's end.
@@ -28,12 +29,12 @@ func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) erro
 	if err != nil {
 		return fmt.Errorf("reconcile the ledger: %w", err)
 	}
-	for _, h := range rc.Rejudge {
-		fr := familyOf(runs, h.Family)
+	for _, late := range rc.Rejudge {
+		fr := familyOf(runs, late.History.Family)
 		if fr == nil || fr.agg == nil {
 			continue
 		}
-		ex := &scenarios.Example{History: h, Result: checker.Check(h)}
+		ex := &scenarios.Example{Scenario: late.Scenario, History: late.History, Result: checker.Check(late.History)}
 		fr.agg.add(ex.Result)
 		if ex.Failed() && fr.fail == nil {
 			fr.setFailure(ex)
@@ -97,5 +98,25 @@ func addAccounting(rep *reports.Report, res checker.Result) {
 		for _, v := range c.Violations {
 			rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: "run"})
 		}
+	}
+}
+
+// settleTime is how long a run waits after its last example before the
+// final accounting: one recovery window (at most maxSettle), in which a
+// sweeper or an outbox that charges late still shows.
+func settleTime(tg *target.Target) time.Duration {
+	return min(tg.Policy.RecoveryWindow, maxSettle)
+}
+
+const maxSettle = 30 * time.Second
+
+// settle lets the settle time pass, unless ctx ends: late charges are the
+// subject of the wait, not a synchronisation.
+func settle(ctx context.Context, tg *target.Target) {
+	t := time.NewTimer(settleTime(tg))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }

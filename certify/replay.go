@@ -23,6 +23,21 @@ func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts
 	defer runner.Close()
 	start := time.Now()
 	h, err := runner.Run(ctx, *sc)
+	if err == nil && ctx.Err() == nil {
+		// A charge made after the example was judged (a sweeper, an
+		// outbox) is part of the incident: wait one recovery window for
+		// it and judge the example with every charge for its orders.
+		settle(ctx, tg)
+		rctx, cancel := context.WithTimeout(ctx, reconcileTimeout)
+		rc, rerr := runner.Reconcile(rctx)
+		cancel()
+		if rerr != nil {
+			err = rerr
+		}
+		for _, late := range rc.Rejudge {
+			h = late.History
+		}
+	}
 	return &scenarios.Example{Scenario: *sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}, nil
 }
 

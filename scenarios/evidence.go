@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -14,6 +15,7 @@ import (
 // reconciliation: its recorder (the clock its charges are stamped on),
 // the history it was judged on, and which charges that history held.
 type played struct {
+	sc       Scenario
 	rec      *history.Recorder
 	hist     *history.History
 	included map[string]bool // charge ids in hist
@@ -49,7 +51,7 @@ func (p *play) evidence(ctx context.Context) (*history.History, error) {
 	}
 	p.mu.Unlock()
 	slices.Sort(orders)
-	pl := &played{rec: p.rec, included: map[string]bool{}}
+	pl := &played{sc: p.sc, rec: p.rec, included: map[string]bool{}}
 	for _, o := range orders {
 		for _, ev := range feed.Order(o) {
 			if c, ok := ChargeOf(ev, p.rec); ok && !pl.included[c.ID] {
@@ -89,13 +91,20 @@ func (p *play) stampFirings(feed *Feed) {
 type Reconciliation struct {
 	// Checked counts the ledger's entries.
 	Checked int
-	// Rejudge holds the histories of examples for which the gateway made
-	// a charge after they were judged (a sweeper, a late recovery), with
-	// that charge added: judge them again.
-	Rejudge []*history.History
+	// Rejudge holds the examples for which the gateway made a charge
+	// after they were judged (a sweeper, a late recovery), their history
+	// with that charge added: judge them again.
+	Rejudge []Late
 	// Unattributed is money the harness cannot account for: a charge
 	// without metadata[order_id], or for an order no example sent.
 	Unattributed []history.Charge
+}
+
+// Late is an example to judge again: its scenario and its history with
+// the charges made after it was judged.
+type Late struct {
+	Scenario Scenario
+	History  *history.History
 }
 
 // Reconcile reads the gateway's full ledger, after a barrier, and holds
@@ -132,9 +141,9 @@ func (r *Runner) Reconcile(ctx context.Context) (Reconciliation, error) {
 		slices.SortStableFunc(pl.hist.Charges, func(a, b history.Charge) int { return int(a.At - b.At) })
 		h := *pl.hist
 		h.Charges = slices.Clone(pl.hist.Charges)
-		rc.Rejudge = append(rc.Rejudge, &h)
+		rc.Rejudge = append(rc.Rejudge, Late{Scenario: pl.sc, History: &h})
 	}
-	slices.SortFunc(rc.Rejudge, func(a, b *history.History) int { return int(a.Seed) - int(b.Seed) })
+	slices.SortFunc(rc.Rejudge, func(a, b Late) int { return cmp.Compare(a.Scenario.Seed, b.Scenario.Seed) })
 	return rc, nil
 }
 

@@ -1,0 +1,80 @@
+package scenarios_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/harness/harnesstest"
+	"github.com/idemcheck/idemcheck/scenarios"
+)
+
+// gatewayCharge charges at the gateway directly, as a sweeper or an
+// outbox of the server would: form-encoded, with the order in metadata
+// when order is not "".
+func gatewayCharge(t *testing.T, base, apiKey, order string) {
+	t.Helper()
+	form := url.Values{"amount": {"1250"}, "currency": {"usd"}}
+	if order != "" {
+		form.Set("metadata[order_id]", order)
+	}
+	req, _ := http.NewRequest("POST", base+"/v1/charges", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(apiKey, "")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("gateway charge: %s", resp.Status)
+	}
+}
+
+// TestReconcile_LateAndUnattributedCharges: a charge made for an order
+// after its example was judged is handed back with the example's history
+// for judging again, and charges with no order or a foreign order are
+// unattributed money.
+func TestReconcile_LateAndUnattributedCharges(t *testing.T) {
+	tg := harnesstest.Target(t, false, nil)
+	env := harnesstest.Start(t, tg, harness.Options{Replicas: 1})
+	tg, err := harness.Prepare(tg, harness.Options{Replicas: 1}) // defaults filled, as certify has them
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &scenarios.Runner{Env: env, Target: tg, RunID: "rc"}
+	defer r.Close()
+	sc := scenarios.Scenario{Name: "one", Family: "key-reuse", Steps: []scenarios.Step{{Send: &scenarios.Send{Key: "k", Order: "o", Tenant: -1}}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h, err := r.Run(ctx, sc)
+	if err != nil || len(h.Charges) != 1 {
+		t.Fatalf("run: %v, charges %+v, ops %+v", err, h.Charges, h.Ops)
+	}
+	order := h.Ops[0].Order
+
+	gatewayCharge(t, env.GatewayURL(), env.GatewayAPIKey(), order)
+	gatewayCharge(t, env.GatewayURL(), env.GatewayAPIKey(), "")
+	gatewayCharge(t, env.GatewayURL(), env.GatewayAPIKey(), "ord_nobody")
+	rc, err := r.Reconcile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Checked != 4 || len(rc.Rejudge) != 1 || len(rc.Unattributed) != 2 {
+		t.Fatalf("reconciliation %s: want 4 checked, 1 to judge again, 2 unattributed", rc)
+	}
+	late := rc.Rejudge[0].History
+	if len(late.Charges) != 2 || late.Charges[1].Order != order || late.Charges[1].At < h.Charges[0].At {
+		t.Errorf("re-judged history charges %+v: want the late charge after the first, on the example's clock", late.Charges)
+	}
+	if rc.Unattributed[0].Order != "" || rc.Unattributed[1].Order != "ord_nobody" {
+		t.Errorf("unattributed %+v", rc.Unattributed)
+	}
+	if again, _ := r.Reconcile(ctx); len(again.Rejudge) != 0 {
+		t.Errorf("a late charge is handed back once, got it again: %s", again)
+	}
+}
