@@ -74,6 +74,19 @@ func (r *Recorder) Heal(id int) {
 	}
 }
 
+// Fire records that fault id struck now. Only the first strike is kept:
+// Fired says when the fault first did what it was armed to do.
+func (r *Recorder) Fire(id int) {
+	now := max(r.Now(), 1) // zero means "never fired"
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.h.Faults {
+		if r.h.Faults[i].ID == id && r.h.Faults[i].Fired == 0 {
+			r.h.Faults[i].Fired = now
+		}
+	}
+}
+
 // Charge records one ledger charge.
 func (r *Recorder) Charge(c Charge) {
 	r.mu.Lock()
