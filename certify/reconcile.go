@@ -69,26 +69,13 @@ func account(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (check
 	return accounting(rc), nil
 }
 
-// accounting judges the unattributed money of a reconciliation.
+// accounting judges the unattributed money of a reconciliation with the
+// checker's A1 rule.
 func accounting(rc scenarios.Reconciliation) checker.Result {
-	c := checker.CheckResult{ID: "A1", Name: "money accounted for", Level: "all", Verdict: checker.Pass, Exercised: rc.Checked > 0,
-		Note: fmt.Sprintf("held %d ledger entries against every example's orders", rc.Checked)}
-	for _, ch := range rc.Unattributed {
-		if !ch.Succeeded() {
-			continue
-		}
-		c.Verdict, c.Exercised = checker.Failed, true
-		c.Violations = append(c.Violations, checker.Violation{Invariant: "A1", Order: ch.Order, Charges: []string{ch.ID},
-			Explanation: unattributed(ch)})
-	}
+	c := checker.Accounting(&history.History{Family: "run", Charges: rc.Unattributed, Complete: true})
+	c.Exercised = c.Exercised || rc.Checked > 0
+	c.Note = fmt.Sprintf("held %d ledger entries against every example's orders; %s", rc.Checked, c.Note)
 	return checker.Result{Verdict: c.Verdict, Level: "L0", Checks: []checker.CheckResult{c}}
-}
-
-func unattributed(c history.Charge) string {
-	if c.Order == "" {
-		return fmt.Sprintf("A1: charge %s (%d %s, gateway key %q) carries no metadata[order_id]: the server did not forward the order, and the money cannot be traced to a payment", c.ID, c.Amount, c.Currency, c.IdempotencyKey)
-	}
-	return fmt.Sprintf("A1: charge %s (%d %s) is for order %s, which no example sent: money moved for a payment nobody asked for", c.ID, c.Amount, c.Currency, c.Order)
 }
 
 // addAccounting puts the accounting check in the report.

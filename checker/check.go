@@ -20,7 +20,7 @@ func Check(h *history.History) Result {
 	ix := build(h)
 	judges := []func() CheckResult{
 		ix.m1, ix.m2, ix.m3, ix.m4, ix.m5, ix.m6,
-		ix.p1, ix.p2, ix.r1, ix.r2, ix.r3, ix.r4, ix.e1, ix.e2,
+		ix.p1, ix.p2, ix.r1, ix.r2, ix.r3, ix.r4, ix.r5, ix.e1, ix.e2, ix.a1,
 	}
 	checks := make([]CheckResult, 0, len(judges))
 	for _, judge := range judges {
@@ -48,8 +48,10 @@ var catalog = []spec{
 	{"R2", "different payload gets 422", "all"},
 	{"R3", "in-flight duplicate waits, then 409 with Retry-After", "all"},
 	{"R4", "replay marker", "all"},
+	{"R5", "success body names the order", "all"},
 	{"E1", "no early expiry", "L5"},
 	{"E2", "retry window covered", "L5"},
+	{"A1", "accounting", "L1"},
 }
 
 // newCheck starts a PASS, not yet exercised, result for check id.

@@ -11,6 +11,9 @@ func (ix *index) coverage() Coverage {
 		Orders:    len(ix.orders),
 		Tenants:   ix.tenants(),
 		Faults:    len(ix.faults),
+		// CrashJudged is M6's to count: see m6.
+		CrashFaults: len(ix.crashes),
+		CrashPoints: crashPointsReached(ix.h.Faults),
 	}
 	if !ix.h.Complete {
 		c.Incomplete = 1

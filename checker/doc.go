@@ -12,8 +12,8 @@
 //     target (families, shards) into one certification.
 //
 // Results:
-//   - Result: Checks (every check, in the order M1..M6, P1, P2, R1..R4,
-//     E1, E2), the worst Verdict, the certification Level and LevelNote, the
+//   - Result: Checks (every check, in the order M1..M6, P1, P2, R1..R5,
+//     E1, E2, A1), the worst Verdict, the certification Level and LevelNote, the
 //     Coverage (what the history exercised) and Source. Result.Failed,
 //     Result.Find.
 //   - CheckResult: one check's ID, Name, Level, Verdict, Exercised,
@@ -24,6 +24,12 @@
 //   - Verdict: PASS, INFORMATIONAL, NON-STRICT, UNKNOWN, FAILED, ordered by
 //     Verdict.Rank in that order; Verdict.Acceptable is true for the first
 //     three.
+//   - Coverage: what was exercised, summed by Coverage.Add (and Merge),
+//     including CrashFaults, CrashJudged and CrashPoints, the count per
+//     crash point.
+//   - CrashPoints: the nine crash points of the crash-window family, the
+//     one list of their names. A history marks the crash point a fault
+//     belongs to with Fault.Params[history.ParamCrashPoint].
 //
 // # Partitions and attribution
 //
@@ -43,16 +49,30 @@
 // Requests carrying the reference body (canonically) are the epoch's
 // "equal" requests; the others are "mutated".
 //
+// Outcomes are re-read from the status: 408, 409, 423, 425, 429 and any
+// failure carrying Retry-After are indeterminate, whatever an older client
+// recorded.
+//
 // Ledger charges link to requests through the order (metadata order_id); the
-// gateway's idempotency key is the server's own and is not used. The request
-// that triggered a charge is one of the order's requests in flight when the
-// charge was made ([Invoke, Complete] contains At), preferring one whose own
-// non-replayed answer named the charge, then the earliest sent. If none was
-// in flight (a server finishing after the client gave up, a sweeper) it is
+// gateway's idempotency key is the server's own and is not used. The ledger
+// clock is trusted to 50ms (plus History.ClockOffset): the request that
+// triggered a charge is one of the order's requests in flight when the
+// charge was made, give or take that slack, preferring one whose own
+// non-replayed answer named the charge, then a replayed answer naming it,
+// then one strictly in flight, then the earliest sent. If none was in
+// flight (a server finishing after the client gave up, a sweeper) it is
 // the latest request of the order sent before the charge, and M1's note
 // says so; if none was sent before, the charge has no trigger. Charges for
-// orders no request of the history carried belong to another example
-// sharing the environment: counted in M1's note, never judged.
+// orders no request of the history carried are A1's to judge.
+//
+// # The edge of a promise
+//
+// The client stamps a retry when it sends it; the server measures its TTL
+// from its own receipt, on its own clock. A request sent within
+// max(TTL/10, 250ms) (+ |ClockOffset|) of its epoch's promise end, on
+// either side, is at the edge: what it got is never FAILED, only UNKNOWN
+// (M1, M3, M4, P1, P2, M6, E1, E2 say which, in their notes), and it
+// counts as no expiry probe (Coverage.EdgeRetries).
 //
 // # Checks (FAILED unless said otherwise)
 //
@@ -69,10 +89,12 @@
 //     present) are the ledger's; for an equal (or keyless) request, what it
 //     asked for must also be what was charged.
 //   - M3 no false failure: within an epoch, once an equal request got a
-//     definitive failure (any 4xx but 409), no request of the epoch may have
-//     triggered a succeeded charge; and no request that got a definitive
-//     failure (a mutated 422, a keyless 400) may itself have triggered one.
-//     A decline is a "failed" ledger charge and moves no money.
+//     definitive failure (a 4xx but the retryable ones), no request of the
+//     epoch may have triggered a succeeded charge; and no request that got
+//     a definitive failure (a mutated 422, a keyless 400) may itself have
+//     triggered one. A decline is a "failed" ledger charge and moves no
+//     money. Exercised only by failures to an equal request (a decline),
+//     not by a 422 or a keyless 400.
 //   - M4 consistent replay: within an epoch, all definitive answers to equal
 //     requests are one answer: one charge id, or one failure status.
 //   - M5 tenant isolation: a 2xx never names a charge whose order (in the
@@ -80,15 +102,20 @@
 //     is returned to two tenants. Exercised only when two tenants used the
 //     same key string.
 //   - M6 convergence: for each epoch where an equal request got an
-//     indeterminate answer, the answer that completed last must be
-//     definitive and agree with the ledger (a 2xx names a succeeded charge; a
-//     failure means the epoch moved no money). A last answer still
-//     indeterminate is FAILED if it was a retry after an indeterminate
-//     answer, sent after every disruptive fault injected before it had
-//     healed and the recovery window had passed ("quiet"); otherwise
-//     UNKNOWN: a fault never healed, the retry came too early, or nothing
-//     was retried. A fault whose name ends in "decline" is a scripted
-//     business answer, not a disturbance, and is ignored here and in R3.
+//     indeterminate answer, the final answer must be definitive and agree
+//     with the ledger (a 2xx names a succeeded charge; a failure means the
+//     epoch moved no money). The final answer is the one that completed
+//     last or, when that one is indeterminate, the last definitive answer
+//     to a request sent "quiet" (below): earlier indeterminate answers (a
+//     replica warming up) and trailing ones (a 429 to a concurrent probe)
+//     are tolerated. A final answer still indeterminate is FAILED if it was
+//     a retry after an indeterminate answer, sent after every disruptive
+//     fault injected before it had healed and the recovery window had
+//     passed ("quiet"); otherwise UNKNOWN: a fault never healed, the retry
+//     came too early, or nothing was retried. Exercised only by epochs with
+//     a 5xx or no answer (a 409 is the protocol working). A fault whose
+//     name ends in "decline" is a scripted business answer, not a
+//     disturbance, and is ignored here and in R3.
 //   - P1 different payload refused: a mutated request never gets a 2xx,
 //     never a replay of the stored failure (the same 402), and never
 //     triggers a ledger charge of any status.
@@ -105,19 +132,35 @@
 //     409 to a duplicate held less than max_wait × 0.5 while the owner was
 //     still in flight (the client clock and the server's wait clock differ
 //     by latency and scheduling; half separates a waited 409 from an
-//     immediate one with margin); a 5xx to a quiet duplicate. A 409 after
-//     the owner finished (a crashed owner's lock) is fine.
+//     immediate one with margin); a 5xx to a duplicate whose own path (its
+//     replica's process and links, the gateway for its order, shared
+//     services) had no fault active or recovering, whatever other links
+//     suffered; a fault that only slows (latency, bandwidth, slicer,
+//     gateway:slow) excuses no 5xx that came back before max_wait × 0.5.
+//     A 409 after the owner finished (a crashed owner's lock) is fine. A
+//     429 or 423 with Retry-After is a legitimate "busy" answer.
 //   - R4 (INFORMATIONAL): among 2xx answers naming one charge in an epoch,
 //     at most one (the original) lacks Idempotent-Replayed: true.
+//   - R5 (NON-STRICT): a success body names its order. A body without it
+//     (a dialect; map it by JSON pointer in the target) is not M2's.
 //   - E1 no early expiry: a double charge inside one epoch whose second
-//     trigger was sent within TTL of the epoch's first request and after
-//     the first charge was made (the server had the result and forgot it).
-//     A duplicate that raced the first charge is M1's concurrency failure,
-//     not expiry. Exercised by definitive retries sent in [TTL/2, TTL].
+//     trigger was sent within TTL of the epoch's first request, after the
+//     first charge was made and after some equal request of the epoch had
+//     been answered definitively (the server held the result and forgot
+//     it). A duplicate sent before any answer raced the first request: M1's
+//     concurrency failure, not expiry. A second charge made while no
+//     request was in flight is M1's alone. Exercised by definitive retries
+//     sent in [TTL/2, TTL], clear of the edge.
 //   - E2 retry window covered: when retry window > TTL, a double charge
-//     triggered in (TTL, retry window] is FAILED. With retries past the TTL
-//     but none in that window: UNKNOWN. With no retry past the TTL at all,
-//     not exercised. A retry window within the TTL is covered by E1.
+//     triggered in (TTL, retry window] is FAILED (UNKNOWN at the edge).
+//     With retries past the TTL but none in that window: UNKNOWN. With no
+//     retry past the TTL at all, not exercised. A retry window within the
+//     TTL is covered by E1.
+//   - A1 accounting (accounting.go): every succeeded ledger charge belongs
+//     to an order an example sent. A charge with no order (the server did
+//     not forward metadata[order_id]) or for an order that neither the
+//     history's requests nor History.OtherOrders name is FAILED, naming the
+//     charge.
 //
 // # Not exercised, UNKNOWN, incomplete
 //
@@ -134,13 +177,19 @@
 // below, each listed check is exercised and PASS, NON-STRICT or
 // INFORMATIONAL, and the history holds the traffic the rung needs:
 //
-//	L1 retry-safe        M1 M2 M4 M5   a sequential retry (sent after a definitive answer)
-//	L2 concurrency-safe  M1            a concurrent duplicate
+//	L1 retry-safe        M1 M2 M4 M5 A1  a sequential retry (sent after a definitive answer)
+//	L2 concurrency-safe  M1              a concurrent duplicate
 //	L3 payload-safe      P1 P2
-//	L4 crash-safe        M3 M6         a disruptive fault
+//	L4 crash-safe        M3 M6           crashes seen to fire at every crash point
 //	L5 expiry-safe       E1 E2
 //
-// M5 sits on L1 because tenant isolation is required at every level.
-// Protocol checks (R1..R4) grade but never block a level. No single family
-// reaches L5; Merge the families of one target to certify it.
+// M5 and A1 sit on L1 because tenant isolation and accounting are required
+// at every level. L4 needs a crash-class fault (kill, kill_in_hang,
+// restart, gateway charge_then_fail, charge_then_drop, charge_then_hang)
+// with Fault.Fired set, an M6 judgement on a key such a fault struck
+// (Coverage.CrashJudged), and every one of CrashPoints reached (all faults
+// marked with it fired); a point never reached leaves L4 UNKNOWN and the
+// LevelNote names it. Faults that were armed but never fired count for
+// nothing. Protocol checks (R1..R5) grade but never block a level. No
+// single family reaches L5; Merge the families of one target to certify it.
 package checker

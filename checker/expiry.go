@@ -114,13 +114,17 @@ func (ix *index) e2Note(c *CheckResult) string {
 	}
 }
 
-// sameKeyDoubles returns every double charge inside one key epoch.
+// sameKeyDoubles returns every double charge inside one key epoch whose
+// second charge was made while a request was in flight: a retry the server
+// failed to deduplicate. A charge made after every request of its order
+// had completed (a sweeper, a server finishing after the client gave up)
+// answers no retry; it is M1's alone.
 func (ix *index) sameKeyDoubles() []double {
 	var out []double
 	for _, ord := range ix.orders {
 		ds, _ := doubles(ord)
 		for _, d := range ds {
-			if d.sameKey {
+			if d.sameKey && d.second.inFlight {
 				out = append(out, d)
 			}
 		}

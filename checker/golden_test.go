@@ -33,8 +33,10 @@ const (
 )
 
 var goldens = map[string]golden{
-	"clean_sequential.json":      {verdict: checker.Pass, level: "L1"},
-	"clean_concurrent.json":      {verdict: checker.Pass, level: "L2"},
+	"clean_sequential.json": {verdict: checker.Pass, level: "L1"},
+	"clean_concurrent.json": {verdict: checker.Pass, level: "L2"},
+	// Crashes at all nine crash points, each seen to fire, each key
+	// converging: L4 on its own.
 	"clean_crash_recovered.json": {verdict: checker.Pass, level: "L4"},
 	"clean_expiry.json":          {verdict: checker.Pass, level: "L0"}, // one tenant: M5 not exercised
 	"m1_double_charge.json": {
@@ -150,6 +152,111 @@ var goldens = map[string]golden{
 		verdict: checker.Unknown, level: "L0",
 		checks: map[string]checker.Verdict{"E2": checker.Unknown},
 	},
+
+	// Issue 11.
+	// Item 1: the only fault a slow gateway, which crashes nothing: L3.
+	"l4_slow_only.json": {verdict: checker.Pass, level: "L3"},
+	// Item 8: 429 + Retry-After to an in-flight duplicate (recorded "fail"
+	// by an older client) is indeterminate: nothing fails.
+	"r3_429_in_flight.json": {verdict: checker.Pass, level: "L0"},
+	// Item 9: a double charge at TTL-ε (TTL = window = 1s) is UNKNOWN; a
+	// replay at TTL+ε and a new charge past the band are fine.
+	"e1_ttl_edge.json": {
+		verdict: checker.Unknown, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E1": checker.Unknown},
+	},
+	// Item 9: a double charge just inside the retry window's end: UNKNOWN.
+	"e2_window_edge.json": {
+		verdict: checker.Unknown, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E2": checker.Unknown},
+	},
+	// Item 10: the ledger stamps the charge 4ms after its request completed,
+	// while a mutated retry was in flight: still the first request's.
+	"attribution_clock_offset.json": {verdict: checker.Pass, level: "L0"},
+	// Item 11: a success body without the order is a protocol grade.
+	"r5_no_order_in_response.json": {
+		verdict: checker.NonStrict, level: "L0",
+		checks:     map[string]checker.Verdict{"R5": checker.NonStrict},
+		violations: []ident{{"R5", a, "k1", "ord_1", []int{0, 1}, nil}},
+	},
+	// Item 12: a 503 from a replica warming up, the answer, then a 429 to a
+	// concurrent probe: converged.
+	"m6_trailing_retries.json": {verdict: checker.Pass, level: "L0"},
+	// Item 13: the duplicate raced the first request: M1's, not E1's.
+	"e1_race_not_expiry.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed},
+		violations: []ident{
+			{"M1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+			{"M4", a, "k1", "ord_1", []int{0, 1}, []string{"ch_2", "ch_1"}},
+		},
+	},
+	// Item 14: an immediate 500 to an in-flight duplicate while only the
+	// owner's gateway link was slow.
+	"r3_immediate_5xx.json": {
+		verdict: checker.NonStrict, level: "L0",
+		checks:     map[string]checker.Verdict{"R3": checker.NonStrict},
+		violations: []ident{{"R3", a, "k1", "ord_1", []int{1}, nil}},
+	},
+	// A charge made after every request of its order had completed.
+	"m1_late_charge.json": {
+		verdict: checker.Failed, level: "L0",
+		checks:     map[string]checker.Verdict{"M1": checker.Failed},
+		violations: []ident{{"M1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}}},
+	},
+	// Money without an order, and for an order no example sent.
+	"a1_orphan_foreign.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"A1": checker.Failed},
+		violations: []ident{
+			{"A1", "", "", "", nil, []string{"ch_orphan"}},
+			{"A1", "", "", "ord_nobody", nil, []string{"ch_foreign"}},
+		},
+	},
+	"m1_keyed_and_keyless.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Failed, "R1": checker.NonStrict},
+		violations: []ident{
+			{"M1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+			{"R1", a, "", "ord_1", []int{1}, nil},
+		},
+	},
+	"p1_racing_bodies.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Failed, "P1": checker.Failed},
+		violations: []ident{
+			{"M1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+			{"P1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_2"}},
+		},
+	},
+	"m5_one_charge_two_tenants.json": {
+		verdict: checker.Failed, level: "L0",
+		checks:     map[string]checker.Verdict{"M5": checker.Failed},
+		violations: []ident{{"M5", b, "k1", "ord_a", []int{0, 1}, []string{"ch_1"}}},
+	},
+	"m6_converged_to_failure.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M3": checker.Failed, "M6": checker.Failed},
+		violations: []ident{
+			{"M3", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1"}},
+			{"M6", a, "k1", "ord_1", []int{1}, []string{"ch_1"}},
+		},
+	},
+	"m6_converged_to_phantom.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M2": checker.Failed, "M6": checker.Failed},
+		violations: []ident{
+			{"M2", a, "k1", "ord_1", []int{1}, nil},
+			{"M6", a, "k1", "ord_1", []int{1}, nil},
+		},
+	},
+	"p1_replayed_decline.json": {
+		verdict: checker.Failed, level: "L0",
+		checks:     map[string]checker.Verdict{"P1": checker.Failed},
+		violations: []ident{{"P1", a, "k1", "ord_1", []int{0, 1}, nil}},
+	},
+	// Item 2: nothing wrong in it, and that proves too little.
+	"incomplete.json": {verdict: checker.Unknown, level: "L0"},
 }
 
 // TestGolden_Histories re-checks every hand-written history in testdata/

@@ -106,8 +106,9 @@ type index struct {
 	orders   []*order      // by id
 	byOrder  map[string]*order
 	charges  map[string]*charge
-	foreign  int             // ledger charges for orders no request carried
+	ledger   []*charge       // every ledger charge, one per id, by time then id
 	faults   []history.Fault // disruptive faults only
+	crashes  []history.Fault // crash-class faults that fired
 	cov      Coverage
 }
 
@@ -126,6 +127,7 @@ func build(h *history.History) *index {
 	ix.indexOrders()
 	ix.indexCharges()
 	ix.faults = disruptive(h.Faults)
+	ix.crashes = crashes(h.Faults)
 	ix.cov = ix.coverage()
 	return ix
 }
@@ -272,17 +274,17 @@ func (ix *index) indexOrders() {
 }
 
 // indexCharges attaches every ledger charge to its order and its trigger.
-// Charges for orders that no request of this history carried belong to
-// another example sharing the environment; they are counted, not judged.
+// Charges for orders that no request of this history carried are A1's to
+// judge (accounting); the other checks never see them.
 func (ix *index) indexCharges() {
 	ledger := ix.dedupCharges()
 	slices.SortStableFunc(ledger, func(a, b *charge) int {
 		return cmp.Or(cmp.Compare(a.At, b.At), strings.Compare(a.ID, b.ID))
 	})
+	ix.ledger = ledger
 	for _, c := range ledger {
 		ord := ix.byOrder[c.Order]
 		if ord == nil {
-			ix.foreign++
 			continue
 		}
 		ord.charges = append(ord.charges, c)

@@ -1,6 +1,9 @@
 package checker
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // rung is one certification level: the checks it adds, which must all be
 // exercised and end PASS, NON-STRICT or INFORMATIONAL, and the kind of
@@ -17,10 +20,10 @@ type rung struct {
 // M1 appears twice: L1 judges it over sequential retries, L2 over
 // concurrent duplicates; the check is the same, the traffic is not.
 var ladder = []rung{
-	{"L1", "retry-safe", []string{"M1", "M2", "M4", "M5"}, needSequential},
+	{"L1", "retry-safe", []string{"M1", "M2", "M4", "M5", "A1"}, needSequential},
 	{"L2", "concurrency-safe", []string{"M1"}, needConcurrent},
 	{"L3", "payload-safe", []string{"P1", "P2"}, nil},
-	{"L4", "crash-safe", []string{"M3", "M6"}, needFaults},
+	{"L4", "crash-safe", []string{"M3", "M6"}, needCrashes},
 	{"L5", "expiry-safe", []string{"E1", "E2"}, nil},
 }
 
@@ -38,9 +41,18 @@ func needConcurrent(c Coverage) string {
 	return ""
 }
 
-func needFaults(c Coverage) string {
-	if c.Faults == 0 {
-		return "no fault injected"
+// needCrashes is what L4 needs besides M3 and M6: a crash-class fault
+// seen to fire, an M6 judgement on a key such a fault struck, and every
+// crash point reached. A missing crash point leaves L4 UNKNOWN, not
+// failed: the evidence is incomplete, not against the target.
+func needCrashes(c Coverage) string {
+	switch missing := missingCrashPoints(c); {
+	case c.CrashFaults == 0:
+		return "no crash-class fault (kill, kill_in_hang, restart, gateway charge_then_fail/drop/hang) seen to fire"
+	case c.CrashJudged == 0:
+		return "M6 judged no key that a crash struck"
+	case len(missing) > 0:
+		return fmt.Sprintf("UNKNOWN: %d of %d crash points never reached: %s", len(missing), len(CrashPoints), strings.Join(missing, ", "))
 	}
 	return ""
 }

@@ -119,7 +119,6 @@ func (ix *index) m1() CheckResult {
 		listNote("charged again outside every promise (a later epoch of the key, or another key), not held against M1", again),
 		listNote("made while no request of the order was in flight, attributed to the latest earlier request", late),
 		listNote("made before any request of the order was sent (clock skew, or money moved unasked)", orphans),
-		foreignNote(ix.foreign),
 		ix.edgeNote(edge),
 	)
 	if len(edge) > 0 {
@@ -148,13 +147,6 @@ func untimely(ord *order) (late, orphans []string) {
 		}
 	}
 	return late, orphans
-}
-
-func foreignNote(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d ledger charges for orders this history never sent were ignored", n)
 }
 
 // m1Violation names both charges, their triggers and every request of the

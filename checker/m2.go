@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -9,7 +10,8 @@ import (
 
 // m2 judges M2 no phantom success: every 2xx names a charge id that the
 // ledger holds as succeeded, and the response's amount, currency, order
-// (and status, when the body has one) are the ledger's. When the request
+// (when the body has one: a missing order is R5's) and status (when the
+// body has one) are the ledger's. When the request
 // carried its key's body (or no valid key), what it asked for must also be
 // what was charged; a mutated body answered with the first body's charge is
 // P1's to judge.
@@ -47,7 +49,8 @@ func (ix *index) phantom(o *opInfo) string {
 		return fmt.Sprintf("the ledger holds %s as %q, no money moved", ch.ID, ch.Status)
 	}
 	var bad []string
-	bad = append(bad, mismatches("response", o.RespAmount, o.RespCurrency, o.RespOrder, ch)...)
+	respOrder := cmp.Or(o.RespOrder, ch.Order) // a body without the order is R5's, not money
+	bad = append(bad, mismatches("response", o.RespAmount, o.RespCurrency, respOrder, ch)...)
 	if o.RespStatus != "" && o.RespStatus != ch.Status {
 		bad = append(bad, fmt.Sprintf("response status %q, ledger %q", o.RespStatus, ch.Status))
 	}

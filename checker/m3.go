@@ -13,14 +13,17 @@ import (
 // failure (a mutated body's 422, a keyless request's 400) may itself have
 // triggered a succeeded charge. A decline (402 with a "failed" ledger
 // charge) moved no money and is fine; the same order charged under another
-// key is not this key's doing.
+// key is not this key's doing. Only failures to a key's own body (a
+// decline, say) exercise M3: a 422 to a different body, or a 400 to a
+// keyless request, is judged but says nothing about crash safety.
 func (ix *index) m3() CheckResult {
 	c := newCheck("M3")
-	n := 0
+	n, own := 0, 0
 	var edge []string
 	for _, e := range ix.eps {
 		fails := failures(e.equalOps())
 		n += len(fails)
+		own += len(fails)
 		switch {
 		case len(fails) == 0 || len(e.charges) == 0:
 		case len(clearOfEdge(fails)) > 0 && len(clearCharges(e.charges)) > 0:
@@ -40,8 +43,8 @@ func (ix *index) m3() CheckResult {
 			c.flag(Failed, v)
 		}
 	}
-	c.Exercised = c.Exercised || n > 0
-	c.Note = notes(fmt.Sprintf("judged %d definitive failures against the ledger", n), ix.edgeNote(edge))
+	c.Exercised = c.Exercised || own > 0
+	c.Note = notes(fmt.Sprintf("judged %d definitive failures against the ledger, %d of them to a key's own body", n, own), ix.edgeNote(edge))
 	if len(edge) > 0 {
 		c.Verdict = Worst(c.Verdict, Unknown)
 	}

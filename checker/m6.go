@@ -9,17 +9,28 @@ import (
 )
 
 // m6 judges M6 convergence, for every epoch of a (tenant, key) in which a
-// request carrying the key's body got an indeterminate answer (5xx, 409,
-// timeout, reset). The key's final answer, the one that completed last, must
-// be definitive and agree with the ledger: a 2xx names a succeeded charge; a
-// failure means no request of the epoch moved money. A final answer that is
-// still indeterminate is FAILED when it was a retry (an earlier request was
+// request carrying the key's body got an indeterminate answer (5xx, a
+// retryable 4xx, timeout, reset). The key's final answer must be
+// definitive and agree with the ledger: a 2xx names a succeeded charge; a
+// failure means no request of the epoch moved money. The final answer is
+// the one that completed last or, when that one is indeterminate, the last
+// definitive answer to a request sent after recovery: a runner retries
+// with backoff until the key converges, and a concurrent probe's 409 or
+// 429 after that does not undo it. Earlier indeterminate answers (a
+// replica still warming up) are tolerated. A final answer that is still
+// indeterminate is FAILED when it was a retry (an earlier request was
 // indeterminate too) sent after every fault injected before it had healed
 // and the recovery window had passed: the key is stuck in progress. It is
-// UNKNOWN when it was sent before that, or a fault never healed, or nothing
-// was retried: the history did not give the key its chance to converge.
+// UNKNOWN when it was sent before that, or a fault never healed, or
+// nothing was retried: the history did not give the key its chance to
+// converge. A disagreement at the edge of the promise is UNKNOWN too.
 // Keys that never got an indeterminate answer have nothing to converge;
 // M2, M3 and M4 judge their answers.
+//
+// M6 is exercised only by keys disrupted by a 5xx or no answer: a 409 or
+// 429 to a concurrent duplicate is the protocol working, not a crash. It
+// also counts Coverage.CrashJudged, the judged keys that a fired
+// crash-class fault struck, which L4 needs.
 func (ix *index) m6() CheckResult {
 	c := newCheck("M6")
 	var unknown []string
@@ -33,20 +44,31 @@ func (ix *index) m6() CheckResult {
 		switch {
 		case why != "":
 			unknown = append(unknown, fmt.Sprintf("%s/%s (%s)", e.lin.tenant, e.lin.key, why))
+			continue
 		case viol != nil:
 			c.flag(Failed, *viol)
+		}
+		if disrupted(ops) {
 			judged++
-		default:
-			judged++
+		}
+		if len(ix.struckBy(e)) > 0 {
+			ix.cov.CrashJudged++
 		}
 	}
 	if len(unknown) > 0 {
 		c.Verdict = Worst(c.Verdict, Unknown)
 	}
 	c.Exercised = c.Exercised || judged > 0
-	c.Note = notes(fmt.Sprintf("judged %d keys after indeterminate answers", judged),
+	c.Note = notes(fmt.Sprintf("judged %d keys after a 5xx or no answer, %d of them struck by a crash", judged, ix.cov.CrashJudged),
 		listNote(fmt.Sprintf("%d keys undecided", len(unknown)), unknown))
 	return c
+}
+
+// disrupted reports whether some op got a 5xx or no answer at all.
+func disrupted(ops []*opInfo) bool {
+	return slices.ContainsFunc(ops, func(o *opInfo) bool {
+		return !o.definitive() && (o.Status == 0 || o.Status >= 500)
+	})
 }
 
 func anyIndeterminate(ops []*opInfo) bool {
@@ -69,8 +91,15 @@ func final(ops []*opInfo) *opInfo {
 // neither (converged and consistent with the ledger).
 func (ix *index) converged(e *epoch, ops []*opInfo) (*Violation, string) {
 	f := final(ops)
+	if !f.definitive() {
+		f = cmp.Or(ix.lastQuietDefinitive(ops), f)
+	}
 	if f.definitive() {
-		return ix.agrees(e, f), ""
+		v := ix.agrees(e, f)
+		if v != nil && f.edge {
+			return nil, fmt.Sprintf("op %d, sent at the edge of the promise, disagrees with the ledger", f.ID)
+		}
+		return v, ""
 	}
 	if ids := ix.unhealed(f.Complete); len(ids) > 0 {
 		return nil, fmt.Sprintf("fault %v never healed", ids)
@@ -86,6 +115,18 @@ func (ix *index) converged(e *epoch, ops []*opInfo) (*Violation, string) {
 	v.Ops = opIDs(ops...)
 	v.Faults = ix.faultsDuring(e.start, f.Complete)
 	return &v, ""
+}
+
+// lastQuietDefinitive returns the definitive answer that completed last
+// among requests sent after recovery (see quiet), or nil.
+func (ix *index) lastQuietDefinitive(ops []*opInfo) *opInfo {
+	var last *opInfo
+	for _, o := range ops {
+		if o.definitive() && ix.quiet(o) && (last == nil || o.Complete > last.Complete) {
+			last = o
+		}
+	}
+	return last
 }
 
 // retried reports whether some request before f was indeterminate too, so

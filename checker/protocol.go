@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/history"
@@ -87,9 +88,12 @@ const waitTolerance = 0.5
 // another request of its key epoch was in flight (the owner). Each of these
 // is NON-STRICT: a 409 without Retry-After (any 409, duplicate or not); an
 // immediate 409, held less than max_wait × waitTolerance while the owner was
-// still in flight when it came back; a 5xx to a duplicate sent in a quiet
-// period (no fault active, recovery window passed). A 409 after the owner
-// finished (a crashed owner's lock) or after waiting is fine.
+// still in flight when it came back; a 5xx to a duplicate whose own path
+// was undisturbed (see ownPathDisturbed), whatever faults were active on
+// other links: the owner being slow is exactly when a duplicate must wait.
+// A 5xx while this request's own path was disrupted is excused. A 409
+// after the owner finished (a crashed owner's lock) or after waiting is
+// fine.
 func (ix *index) r3() CheckResult {
 	c := newCheck("R3")
 	dups := 0
@@ -121,10 +125,59 @@ func (ix *index) inFlightAnswer(o *opInfo, dup bool, ownerDone, minWait time.Dur
 		return "got 409 without Retry-After"
 	case o.Status == 409 && dup && waited < minWait && ownerDone > o.Complete:
 		return fmt.Sprintf("got 409 after %v while the owner was still in flight; the target waits up to %v", waited, ix.pol.MaxWait)
-	case o.Status >= 500 && dup && ix.quiet(o):
-		return fmt.Sprintf("got %d as a duplicate while the owner was in flight and no fault was active", o.Status)
+	case o.Status >= 500 && dup && !ix.ownPathDisturbed(o, waited >= minWait):
+		return fmt.Sprintf("got %d after %v as a duplicate while the owner was in flight, with no fault on its own path", o.Status, waited)
 	}
 	return ""
+}
+
+// ownPathDisturbed reports whether a disruptive fault on o's own path was
+// active while o was in flight, or had healed less than a recovery window
+// before o was sent: a link or process of o's replica (client->replicaN,
+// replicaN, replicaN->gateway, replicaN->postgres), or the gateway itself
+// (for o's order, or for every order). A fault on another replica's links
+// does not excuse o's answer, and a fault that only slows traffic
+// (latency, bandwidth, slicer, gateway:slow) excuses only a 5xx that came
+// after waiting (slow): slowness makes a server time out, never fail at
+// once.
+func (ix *index) ownPathDisturbed(o *opInfo, slow bool) bool {
+	for _, f := range ix.faults {
+		if f.Inject > o.Complete || (f.Healed && f.Heal+ix.pol.RecoveryWindow < o.Invoke) {
+			continue
+		}
+		if slowing(f.Name) && !slow {
+			continue
+		}
+		if onPath(f, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// slowing reports whether a fault only delays traffic.
+func slowing(name string) bool {
+	switch name {
+	case "latency", "bandwidth", "slicer", "gateway:slow":
+		return true
+	}
+	return false
+}
+
+// onPath reports whether fault f sits on o's path.
+func onPath(f history.Fault, o *opInfo) bool {
+	replica := fmt.Sprintf("replica%d", o.Replica)
+	switch {
+	case f.Target == "gateway":
+		return f.Order == "" || f.Order == o.Order
+	case f.Target == replica, f.Target == "client->"+replica:
+		return true
+	case strings.HasPrefix(f.Target, replica+"->"):
+		return true
+	case !strings.Contains(f.Target, "replica"):
+		return true // a shared service (the database, the whole network): everyone's path
+	}
+	return false
 }
 
 // r4 judges R4, the replay marker: when several 2xx in one key epoch name

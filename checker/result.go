@@ -72,6 +72,16 @@ type Coverage struct {
 	ExpiryProbes int `json:"expiry_probes"`
 	PastTTL      int `json:"past_ttl"`
 	LateRetries  int `json:"late_retries"`
+	// CrashFaults counts crash-class faults (kill, kill_in_hang, restart,
+	// gateway charge_then_fail, charge_then_drop, charge_then_hang) that
+	// fired; armed faults that never struck are not counted.
+	CrashFaults int `json:"crash_faults"`
+	// CrashJudged counts key epochs that a fired crash-class fault struck
+	// and on which M6 reached a judgement (converged, or proven stuck).
+	CrashJudged int `json:"crash_judged"`
+	// CrashPoints counts, per crash point (CrashPoints), the histories in
+	// which it was reached: every fault marked with it fired.
+	CrashPoints map[string]int `json:"crash_points,omitempty"`
 	// EdgeRetries counts definitive answers to retries sent within the
 	// undecided band around the end of their key's promise; they count as
 	// none of the probes above.
@@ -98,6 +108,9 @@ func (c Coverage) Add(o Coverage) Coverage {
 		PastTTL:              c.PastTTL + o.PastTTL,
 		LateRetries:          c.LateRetries + o.LateRetries,
 		EdgeRetries:          c.EdgeRetries + o.EdgeRetries,
+		CrashFaults:          c.CrashFaults + o.CrashFaults,
+		CrashJudged:          c.CrashJudged + o.CrashJudged,
+		CrashPoints:          addCounts(c.CrashPoints, o.CrashPoints),
 	}
 }
 

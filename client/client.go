@@ -107,14 +107,36 @@ func (c *Client) opFor(req Request) history.Op {
 }
 
 // DefaultBody is the canonical request body for an order, in the target's
-// field names, with a fixed description so that retries are byte-equal.
+// field mapping (a JSON pointer nests the field: /metadata/order_id sends
+// {"metadata": {"order_id": ...}}), with a fixed description so that
+// retries are byte-equal.
 func (c *Client) DefaultBody(order string, amount int64, currency string) []byte {
 	f := c.protocol.Fields
-	b, _ := json.Marshal(map[string]any{
-		f.Amount: amount, f.Currency: currency, f.OrderID: order,
-		"description": "idemcheck " + order,
-	})
+	m := map[string]any{"description": "idemcheck " + order}
+	setPath(m, f.Amount, amount)
+	setPath(m, f.Currency, currency)
+	setPath(m, f.OrderID, order)
+	b, _ := json.Marshal(m)
 	return b
+}
+
+// setPath sets the field a mapping names, creating the objects on its way.
+// A mapping that does not parse (the target loader refuses those) is used
+// as a bare name.
+func setPath(m map[string]any, field string, v any) {
+	path, err := target.FieldPath(field)
+	if err != nil {
+		path = []string{field}
+	}
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
 }
 
 func (c *Client) build(ctx context.Context, req Request, op history.Op) (*http.Request, error) {
@@ -168,44 +190,79 @@ func (c *Client) readResponse(resp *http.Response, op *history.Op) {
 }
 
 // parseSuccess extracts the judged fields of a success body through the
-// target's field mapping. A missing field stays empty; the checker judges.
+// target's field mapping (a bare name or a JSON pointer). A missing field
+// stays empty; the checker judges. An id may be a JSON number: it is kept
+// as its decimal text.
 func (c *Client) parseSuccess(body []byte, op *history.Op) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
-		return fmt.Errorf("success body is not a JSON object: %w", err)
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return fmt.Errorf("success body is not JSON: %w", err)
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return fmt.Errorf("success body is not a JSON object")
 	}
 	f := c.protocol.Fields
-	var errs []error
-	errs = append(errs, str(m, f.ID, &op.ChargeID), str(m, f.Currency, &op.RespCurrency),
-		str(m, f.OrderID, &op.RespOrder), str(m, f.Status, &op.RespStatus), num(m, f.Amount, &op.RespAmount))
-	return errors.Join(errs...)
+	return errors.Join(str(doc, f.ID, &op.ChargeID), str(doc, f.Currency, &op.RespCurrency),
+		str(doc, f.OrderID, &op.RespOrder), str(doc, f.Status, &op.RespStatus), num(doc, f.Amount, &op.RespAmount))
 }
 
-func str(m map[string]json.RawMessage, field string, dst *string) error {
-	raw, ok := m[field]
-	if !ok {
+// lookup follows a field mapping into doc; ok is false when a step is
+// missing or not an object.
+func lookup(doc any, field string) (any, bool) {
+	path, err := target.FieldPath(field)
+	if err != nil {
+		path = []string{field}
+	}
+	for _, k := range path {
+		m, isObj := doc.(map[string]any)
+		if !isObj {
+			return nil, false
+		}
+		if doc, isObj = m[k]; !isObj {
+			return nil, false
+		}
+	}
+	return doc, true
+}
+
+// str reads a string field; a number (a numeric id or order) is kept as
+// its decimal text.
+func str(doc any, field string, dst *string) error {
+	v, ok := lookup(doc, field)
+	if !ok || v == nil {
 		return nil
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return fmt.Errorf("success body field %q: expected a string", field)
+	switch v := v.(type) {
+	case string:
+		*dst = v
+	case json.Number:
+		*dst = v.String()
+	default:
+		return fmt.Errorf("success body field %q: expected a string or a number", field)
 	}
 	return nil
 }
 
-func num(m map[string]json.RawMessage, field string, dst *int64) error {
-	raw, ok := m[field]
-	if !ok {
+func num(doc any, field string, dst *int64) error {
+	v, ok := lookup(doc, field)
+	if !ok || v == nil {
 		return nil
 	}
-	n, err := strconv.ParseInt(string(raw), 10, 64)
+	n, isNum := v.(json.Number)
+	if !isNum {
+		return fmt.Errorf("success body field %q: expected an integer", field)
+	}
+	i, err := strconv.ParseInt(n.String(), 10, 64)
 	if err != nil {
-		var f float64
-		if json.Unmarshal(raw, &f) != nil || f != float64(int64(f)) {
+		f, ferr := n.Float64()
+		if ferr != nil || f != float64(int64(f)) {
 			return fmt.Errorf("success body field %q: expected an integer", field)
 		}
-		n = int64(f)
+		i = int64(f)
 	}
-	*dst = n
+	*dst = i
 	return nil
 }
 

@@ -145,3 +145,36 @@ func TestClient_RoundRobin(t *testing.T) {
 		t.Fatalf("replicas %v, counts %d %d", replicas, len(s0.reqs), len(s1.reqs))
 	}
 }
+
+// TestClient_FieldsByJSONPointer (issue 11 item 11): a Stripe-shaped
+// server keeps the order under metadata and may use numeric ids; a target
+// maps the order by JSON pointer, the request body nests it, and the
+// response is read through the same pointer. A numeric id is stringified.
+func TestClient_FieldsByJSONPointer(t *testing.T) {
+	p := protocol(t)
+	p.Fields.OrderID = "/metadata/order_id"
+	var s seen
+	srv := server(t, &s, 200, `{"id": 123456789012, "object": "charge", "amount": 1250, "currency": "usd", "status": "succeeded", "metadata": {"order_id": "o1"}}`, nil)
+	cl := client.New(p, history.NewRecorder(history.History{}), []string{srv.URL}, 5*time.Second)
+	op := cl.Do(context.Background(), client.Request{Tenant: "a", Key: "k", Order: "o1", Amount: 1250, Currency: "usd"})
+	if op.Error != "" || op.ChargeID != "123456789012" || op.RespOrder != "o1" || op.RespAmount != 1250 || op.RespStatus != "succeeded" {
+		t.Fatalf("op = %+v", op)
+	}
+	if want := `"metadata":{"order_id":"o1"}`; !strings.Contains(s.body[0], want) {
+		t.Fatalf("request body %s lacks %s", s.body[0], want)
+	}
+}
+
+// TestClient_MissingNestedOrderStaysEmpty: a body without the mapped
+// field records nothing; the checker grades it (R5), not the client.
+func TestClient_MissingNestedOrderStaysEmpty(t *testing.T) {
+	p := protocol(t)
+	p.Fields.OrderID = "/metadata/order_id"
+	var s seen
+	srv := server(t, &s, 201, `{"id": "ch_1", "amount": 1250, "currency": "usd", "metadata": null}`, nil)
+	cl := client.New(p, history.NewRecorder(history.History{}), []string{srv.URL}, 5*time.Second)
+	op := cl.Do(context.Background(), client.Request{Tenant: "a", Key: "k", Order: "o1", Amount: 1250, Currency: "usd"})
+	if op.Error != "" || op.ChargeID != "ch_1" || op.RespOrder != "" {
+		t.Fatalf("op = %+v", op)
+	}
+}

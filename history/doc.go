@@ -12,8 +12,18 @@
 //     its Invoke and Complete offsets, Outcome and the judged part of the
 //     response.
 //   - Fault: one injected fault from Inject to Heal (Healed false if it was
-//     still active when recording stopped).
+//     still active when recording stopped); Fired is when it first struck
+//     (zero: armed, never seen to fire; Recorder.Fire stamps it).
+//     Params[ParamCrashPoint] ("crash_point") names the crash-window crash
+//     point the fault belongs to (checker.CrashPoints): set it on every
+//     fault a crash point injects (the hang and the kill of kill-in-hang,
+//     the pause of pause-in-hang, the kill of kill-after-response).
 //   - Charge: one gateway ledger entry, the ground truth for money.
+//   - Optional fields, all absent from older version 1 documents and read
+//     as zero: Fault.Fired, History.OtherOrders (orders other examples
+//     sharing the environment sent, so accounting can tell their charges
+//     from money nobody asked for), History.ClockOffset (measured ledger
+//     clock minus recorder clock).
 //
 // Every time is a time.Duration offset from the recording's base time and
 // is encoded in JSON as integer nanoseconds (1s is 1000000000).

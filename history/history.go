@@ -112,9 +112,18 @@ type Op struct {
 	Error        string `json:"error,omitempty"` // transport error or unparsable body
 }
 
-// Fault is one injected fault, from injection to heal. Gateway faults that
-// fire (a decline, a hold in charge-then-hang) are recorded as faults too,
-// with Fired set to when they struck.
+// ParamCrashPoint is the Fault.Params key that names the crash point a
+// fault belongs to ("kill-in-hang", "charge-then-drop", ...; the names are
+// checker.CrashPoints). Every fault a crash-window example injects for its
+// crash point carries it, the kill and the hang of kill-in-hang alike; the
+// checker counts the point as reached in a history when every fault
+// carrying it fired.
+const ParamCrashPoint = "crash_point"
+
+// Fault is one injected fault, from injection to heal. Inject is when it
+// was armed; Fired is when it actually struck (a kill delivered, a gateway
+// rule applied to a request, a hold taken), so that a fault armed for a
+// request that never came proves nothing.
 type Fault struct {
 	ID     int               `json:"id"`
 	Name   string            `json:"name"`   // "latency", "reset_peer", "kill", "pause", "gateway:charge_then_hang", ...
@@ -126,12 +135,17 @@ type Fault struct {
 	Heal   time.Duration `json:"heal"`
 	Healed bool          `json:"healed"`
 	Order  string        `json:"order,omitempty"` // for gateway faults matched by order
-	// Fired is when the fault first struck. Network and process faults
-	// strike when injected; a gateway rule is armed when injected and
-	// fires when a request matches it (the ledger feed stamps it). Zero:
-	// armed but never fired, which is no evidence of a crash.
+	// Fired is when the fault first struck; zero (absent in JSON) means it
+	// was armed but never seen to fire. Network and process faults strike
+	// when they take effect (Recorder.Inject with FiredOnInject); a
+	// gateway rule when it first applies to a request, as the run's ledger
+	// feed sees it. The checker credits crash safety (L4) only for faults
+	// that fired.
 	Fired time.Duration `json:"fired,omitempty"`
 }
+
+// HasFired reports whether f was seen to strike.
+func (f Fault) HasFired() bool { return f.Fired > 0 }
 
 // FiredOnInject, as Fault.Fired given to Recorder.Inject, stamps Fired
 // with the injection time: the fault struck as it was injected.
@@ -180,6 +194,12 @@ type History struct {
 	// Complete is false when the run was interrupted: a checker may still
 	// find violations in it, but absence of violations proves less.
 	Complete bool `json:"complete"`
+	// OtherOrders lists orders that other examples sharing the environment
+	// sent. A ledger charge for an order that neither this history's
+	// requests nor this list name is money nobody asked for (accounting,
+	// A1). Optional: a history that records only its own orders' charges
+	// needs none.
+	OtherOrders []string `json:"other_orders,omitempty"`
 	// ClockOffset is the measured offset of the gateway's ledger clock
 	// against the recording's clock (ledger minus recorder; zero when not
 	// measured). Charge.At is already on the recording's clock; the

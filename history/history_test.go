@@ -137,3 +137,29 @@ func TestCharge_Succeeded(t *testing.T) {
 		t.Fatal("only a succeeded charge moved money")
 	}
 }
+
+func TestRecorder_FireKeepsTheFirstStrike(t *testing.T) {
+	rec := history.NewRecorder(history.History{})
+	id := rec.Inject(history.Fault{Name: "kill", Target: "replica0", Params: map[string]string{history.ParamCrashPoint: "kill-after-response"}})
+	armed := rec.Inject(history.Fault{Name: "gateway:charge_then_drop", Target: "gateway"})
+	rec.Fire(id)
+	first := rec.Snapshot(true).Faults[0].Fired
+	rec.Fire(id)
+	h := rec.Snapshot(true)
+	if !h.Faults[0].HasFired() || h.Faults[0].Fired != first {
+		t.Fatalf("fired %v then %v", first, h.Faults[0].Fired)
+	}
+	if h.Faults[armed].HasFired() {
+		t.Fatal("a fault that never struck must not read as fired")
+	}
+}
+
+// TestRead_Version1WithoutFiredStillReads: Fired is optional; a version 1
+// document written before it existed is read, with every fault unfired.
+func TestRead_Version1WithoutFiredStillReads(t *testing.T) {
+	doc := `{"version":1,"ops":[],"faults":[{"id":0,"name":"kill","target":"replica0","inject":5,"heal":9,"healed":true}],"charges":[],"end":10,"complete":true}`
+	h, err := history.Read(strings.NewReader(doc))
+	if err != nil || h.Faults[0].HasFired() {
+		t.Fatalf("%v %+v", err, h)
+	}
+}

@@ -65,9 +65,9 @@ func (r *Recorder) Inject(f Fault) int {
 	return f.ID
 }
 
-// Fire records that fault id first struck at (an offset on this clock);
-// a fault keeps its first firing.
-func (r *Recorder) Fire(id int, at time.Duration) {
+// FireAt records that fault id first struck at at (an offset on this
+// clock); a fault keeps its first firing.
+func (r *Recorder) FireAt(id int, at time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.h.Faults {
@@ -88,6 +88,10 @@ func (r *Recorder) Heal(id int) {
 		}
 	}
 }
+
+// Fire records that fault id struck now. Only the first strike is kept:
+// Fired says when the fault first did what it was armed to do.
+func (r *Recorder) Fire(id int) { r.FireAt(id, r.Now()) }
 
 // Charge records one ledger charge.
 func (r *Recorder) Charge(c Charge) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/history"
 )
 
@@ -129,10 +130,22 @@ func coverageRows(r *Report) [][2]string {
 		{"concurrent duplicates", fmt.Sprint(c.ConcurrentDuplicates)},
 		{"keys shared across tenants", fmt.Sprint(c.CrossTenantKeys)},
 		{"mutated / equivalent bodies", fmt.Sprintf("%d / %d", c.MutatedBodies, c.EquivalentBodies)},
-		{"faults", fmt.Sprint(c.Faults)},
-		{"expiry probes / late retries", fmt.Sprintf("%d / %d", c.ExpiryProbes, c.LateRetries)},
+		{"faults / crash-class faults fired / crashed keys judged", fmt.Sprintf("%d / %d / %d", c.Faults, c.CrashFaults, c.CrashJudged)},
+		{"expiry probes / late retries / at the promise's edge", fmt.Sprintf("%d / %d / %d", c.ExpiryProbes, c.LateRetries, c.EdgeRetries)},
+	}
+	for _, p := range checker.CrashPoints {
+		rows = append(rows, [2]string{"crash point " + p, crashPointCell(c.CrashPoints[p])})
 	}
 	return rows
+}
+
+// crashPointCell renders how often a crash point was reached; L4 needs
+// every one at least once.
+func crashPointCell(n int) string {
+	if n == 0 {
+		return "never reached"
+	}
+	return fmt.Sprint(n)
 }
 
 // matrixView is the Autobahn-style checks table: a row per check, a column

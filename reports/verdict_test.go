@@ -1,6 +1,7 @@
 package reports_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
@@ -53,5 +54,18 @@ func TestMerge_SumsCoverage(t *testing.T) {
 	}
 	if m.Coverage.Histories != 5 || m.Coverage.Incomplete != 1 || m.Verdict != "unknown" {
 		t.Fatalf("merged coverage %+v, verdict %s", m.Coverage, m.Verdict)
+	}
+}
+
+// TestHTML_ShowsCoveragePerCrashPoint: the report lists every crash point
+// with how often it was reached, and names the ones never reached.
+func TestHTML_ShowsCoveragePerCrashPoint(t *testing.T) {
+	r := sampleReport()
+	r.Coverage.CrashPoints = map[string]int{"kill-in-hang": 3}
+	html, _ := page(t, r)
+	for _, want := range []string{"crash point kill-in-hang", "crash point charge-then-drop", "never reached"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
 	}
 }

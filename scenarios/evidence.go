@@ -81,7 +81,7 @@ func (p *play) stampFirings(feed *Feed) {
 			continue
 		}
 		if at, ok := feed.FirstFiring(rule); ok {
-			p.rec.Fire(f.ID, p.rec.At(at))
+			p.rec.FireAt(f.ID, p.rec.At(at))
 		}
 	}
 }

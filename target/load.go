@@ -59,7 +59,7 @@ var DefaultTenants = []string{"tenant_a", "tenant_b"}
 // *yamlfile.FieldError with Field set (File and Line are filled by Parse).
 func (t *Target) Validate() error {
 	t.defaults()
-	for _, check := range []func() error{t.checkName, t.checkStart, t.checkNeeds, t.checkReady, t.checkProtocol, t.checkPolicy, t.checkTenants, t.checkTemplates} {
+	for _, check := range []func() error{t.checkName, t.checkStart, t.checkNeeds, t.checkReady, t.checkProtocol, t.checkFields, t.checkPolicy, t.checkTenants, t.checkTemplates} {
 		if err := check(); err != nil {
 			return err
 		}

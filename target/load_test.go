@@ -57,6 +57,8 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"duplicate tenant", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\ntenants:\n  - a\n  - a\n", "bad.yaml:6: tenants[1]: tenant \"a\" is listed twice"},
 		{"bad header", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  key_header: \"Idem Key\"\n", "bad.yaml:5: protocol.key_header: expected an HTTP header name"},
 		{"syntax", "name: x\nstart: [\n", "bad.yaml:"},
+		{"bad pointer escape", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  fields:\n    order_id: /metadata/o~2\n", "bad.yaml:6: protocol.fields.order_id: JSON pointer"},
+		{"empty pointer segment", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  fields:\n    id: /data//id\n", "bad.yaml:6: protocol.fields.id: JSON pointer"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -81,5 +83,31 @@ func TestLoad_MissingFile(t *testing.T) {
 	}
 	if _, statErr := os.Stat("nope.yaml"); statErr == nil {
 		t.Fatal("created a file")
+	}
+}
+
+// TestFieldPath: a bare name is the top-level field; a JSON pointer walks
+// into nested objects, with ~1 and ~0 escapes (issue 11 item 11).
+func TestFieldPath(t *testing.T) {
+	for in, want := range map[string][]string{
+		"order_id": {"order_id"}, "/order_id": {"order_id"}, "/metadata/order_id": {"metadata", "order_id"},
+		"/a~1b/c~0d": {"a/b", "c~d"},
+	} {
+		got, err := target.FieldPath(in)
+		if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("FieldPath(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "/", "/a/", "/a~"} {
+		if _, err := target.FieldPath(in); err == nil {
+			t.Errorf("FieldPath(%q) accepted", in)
+		}
+	}
+}
+
+func TestLoad_StripeShapedFields(t *testing.T) {
+	tg, err := target.Parse("s.yaml", []byte("name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  fields:\n    order_id: /metadata/order_id\n"))
+	if err != nil || tg.Protocol.Fields.OrderID != "/metadata/order_id" || tg.Protocol.Fields.ID != "id" {
+		t.Fatalf("%v %+v", err, tg)
 	}
 }

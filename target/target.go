@@ -64,7 +64,9 @@ type Protocol struct {
 	Fields       Fields `yaml:"fields"`
 }
 
-// Fields names the body fields (request and success response).
+// Fields maps the body fields (request and success response). Each is a
+// bare top-level name ("order_id") or an RFC 6901 JSON pointer
+// ("/metadata/order_id") for a server that nests it; see FieldPath.
 type Fields struct {
 	Amount   string `yaml:"amount"`   // default amount
 	Currency string `yaml:"currency"` // default currency

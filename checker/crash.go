@@ -1,0 +1,135 @@
+package checker
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// CrashPoints are the nine points of a request at which the crash-window
+// family strikes (scenarios/families.go draws from the same list). A
+// history marks the point a fault belongs to with
+// Params[history.ParamCrashPoint]; L4 crash-safe needs every point reached
+// (every fault carrying it fired) somewhere in the certification, and
+// stays UNKNOWN, naming the points never reached, until then.
+var CrashPoints = []string{
+	"kill-in-hang",         // SIGKILL while the gateway holds a committed charge
+	"pause-in-hang",        // SIGSTOP while the gateway holds a committed charge
+	"fail-before-charge",   // the gateway fails before charging (nothing stored)
+	"charge-then-fail",     // the gateway charges, then answers 5xx
+	"charge-then-drop",     // the gateway charges, then drops the connection
+	"reset-gateway-link",   // the server's link to the gateway is reset
+	"timeout-gateway-link", // the server's link to the gateway times out
+	"down-postgres-link",   // the server's link to its database is down
+	"kill-after-response",  // SIGKILL right after the server answered
+}
+
+// crashClass reports whether a fault can leave money and the key's record
+// out of step: a process killed or restarted mid-request, or a gateway
+// that charged and did not say so. Only these, seen to fire, certify L4.
+func crashClass(name string) bool {
+	switch name {
+	case "kill", "kill_in_hang", "restart",
+		"gateway:charge_then_fail", "gateway:charge_then_drop", "gateway:charge_then_hang":
+		return true
+	}
+	return false
+}
+
+// crashes returns the crash-class faults of h that fired.
+func crashes(fs []history.Fault) []history.Fault {
+	var out []history.Fault
+	for _, f := range fs {
+		if crashClass(f.Name) && f.HasFired() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// crashPointsReached counts, per crash point named by some fault, 1 when
+// every fault naming it fired.
+func crashPointsReached(fs []history.Fault) map[string]int {
+	fired := map[string]bool{}
+	for _, f := range fs {
+		p := f.Params[history.ParamCrashPoint]
+		if p == "" {
+			continue
+		}
+		if ok, seen := fired[p]; !seen || ok {
+			fired[p] = f.HasFired()
+		}
+	}
+	out := map[string]int{}
+	for p, ok := range fired {
+		if ok {
+			out[p] = 1
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// struckBy reports whether a fired crash-class fault struck epoch e: a
+// gateway fault for the epoch's order fired while the epoch was open, or
+// a process fault fired while one of the epoch's requests was in flight on
+// that replica (on any replica when the target names none).
+func (ix *index) struckBy(e *epoch) []int {
+	var ids []int
+	last := final(e.ops).Complete
+	for _, f := range ix.crashes {
+		if f.Fired < e.start || f.Fired > last {
+			continue
+		}
+		if f.Order != "" {
+			if slices.ContainsFunc(e.ops, func(o *opInfo) bool { return o.Order == f.Order }) {
+				ids = append(ids, f.ID)
+			}
+			continue
+		}
+		replica, named := replicaOf(f.Target)
+		if slices.ContainsFunc(e.ops, func(o *opInfo) bool {
+			return o.Invoke <= f.Fired && f.Fired <= o.Complete && (!named || o.Replica == replica)
+		}) {
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids
+}
+
+// replicaOf parses "replicaN".
+func replicaOf(target string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(target, "replica"))
+	return n, err == nil && strings.HasPrefix(target, "replica")
+}
+
+// missingCrashPoints returns the CrashPoints that cov never reached.
+func missingCrashPoints(cov Coverage) []string {
+	var out []string
+	for _, p := range CrashPoints {
+		if cov.CrashPoints[p] == 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// addCounts sums two per-name counts; nil when both are empty.
+func addCounts(a, b map[string]int) map[string]int {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]int{}
+	}
+	for k, v := range b {
+		out[k] += v
+	}
+	return out
+}
