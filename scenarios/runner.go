@@ -34,6 +34,10 @@ type Runner struct {
 	WaitMax time.Duration // bound of a wait step without its own timeout; default 30s
 	RunID   string        // prefix of every real key and order; make it unique per process
 
+	// Gate keeps one example's disruptions away from the others' requests
+	// when examples run at once; nil for a runner that plays one at a time.
+	Gate *Gate
+
 	feedOnce sync.Once
 	feed     *Feed
 	mu       sync.Mutex
@@ -52,6 +56,9 @@ func (r *Runner) Run(ctx context.Context, sc Scenario) (*history.History, error)
 	err := p.steps(ctx)
 	if cerr := p.cleanup(ctx); err == nil {
 		err = cerr
+	}
+	if r.Gate != nil {
+		r.Gate.restore(p) // after a failed step, only once cleanup has healed
 	}
 	h, jerr := p.evidence(ctx)
 	if err == nil {
@@ -128,12 +135,32 @@ func (r *Runner) newPlay(sc Scenario) *play {
 }
 
 func (p *play) steps(ctx context.Context) error {
+	last, disrupts := disruptive(p.sc)
+	if disrupts && p.r.Gate != nil {
+		if err := p.r.Gate.disrupt(ctx, p); err != nil {
+			return err
+		}
+	}
 	for i, s := range p.sc.Steps {
 		if err := p.step(ctx, s); err != nil {
 			return fmt.Errorf("step %d (%s): %w", i, s, err)
 		}
+		if i == last && p.r.Gate != nil {
+			p.r.Gate.restore(p)
+		}
 	}
 	return p.collect(ctx, []string{"*"})
+}
+
+// do sends one request through the gate.
+func (p *play) do(ctx context.Context, req client.Request) history.Op {
+	if g := p.r.Gate; g != nil {
+		if err := g.enter(ctx, p); err != nil {
+			return history.Op{Error: err.Error()}
+		}
+		defer g.leave(p)
+	}
+	return p.client.Do(ctx, req)
 }
 
 func (p *play) step(ctx context.Context, s Step) error {
@@ -166,12 +193,12 @@ func (p *play) send(ctx context.Context, s Send) error {
 		p.own(o) // a mutated body may name another order
 	}
 	if !s.Async {
-		p.client.Do(ctx, req)
+		p.do(ctx, req)
 		return nil
 	}
 	ch := make(chan history.Op, 1)
 	p.pending[s.ID] = ch
-	go func() { ch <- p.client.Do(ctx, req) }()
+	go func() { ch <- p.do(ctx, req) }()
 	return nil
 }
 
