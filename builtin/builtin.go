@@ -33,6 +33,12 @@ type Member struct {
 	Verdict string
 	// Policy overrides what the member declares (a promise it breaks).
 	Policy *target.Policy
+	// Denies is a level the member must never be certified at. A bug that
+	// only one crash point reaches may go undrawn in a short run; then the
+	// run must still not grant the level (it is UNKNOWN until every crash
+	// point was seen to fire), which self-validation accepts in place of
+	// Expect.
+	Denies string
 	// Flags are extra reference-server flags the variant needs.
 	Flags []string
 }
@@ -74,6 +80,10 @@ var Members = []Member{
 	{Name: "global-keys", Kind: "broken", Bug: "keys are not scoped per tenant", Incident: "one merchant's customer receives another merchant's charge", Family: "tenants", Expect: []string{"M5", "P2"}, Verdict: "FAILED"},
 	{Name: "no-wait-409", Kind: "broken", Bug: "answers 409 at once to a duplicate in flight instead of waiting", Incident: "safe, but clients retry in a tight loop", Family: "concurrent-duplicates", Expect: []string{"R3"}, Verdict: "NON-STRICT"},
 	{Name: "gateway-key-as-lock", Kind: "broken", Bug: "no lock of its own: forwards the client's key to the gateway as its Idempotency-Key and lets the gateway deduplicate", Incident: "behind a gateway without idempotency (or past its key window), two concurrent duplicates both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "crash-blind", Kind: "broken", Bug: "recovers from gateway errors but never takes over a key whose owner died, and has no sweeper", Incident: "a replica killed during a gateway call leaves its order stuck in progress forever; a run that only slows the gateway sees nothing", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED", Denies: "L4"},
+	// short-retention is found only by a probe past 3 TTLs: before issue 11
+	// item 3, late retries stopped at 2.5 TTLs and it certified L5.
+	{Name: "short-retention", Kind: "broken", Bug: "keeps keys for 3x the TTL while promising a retry window of 10x", Incident: "a retry near the end of the promised window charges again", Family: "late-retry", Expect: []string{"E2"}, Verdict: "FAILED"},
 	{Name: "no-recovery", Kind: "broken", Bug: "no lease takeover and no sweeper: a key whose owner crashed stays in progress", Incident: "after a crash the order can never be completed or retried", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
 }
 
