@@ -77,7 +77,7 @@ func TestCLI_ListJSON(t *testing.T) {
 			t.Errorf("zoo member %s lists no invariant it must violate", tg.Name)
 		}
 	}
-	if kinds["reference"] != 1 || kinds["broken"] < 10 || len(l.Families) < 7 || len(l.Incidents) < 6 {
+	if kinds["reference"] != 1 || kinds["broken"] < 10 || kinds["garden"] < 4 || len(l.Families) < 7 || len(l.Incidents) < 6 {
 		t.Fatalf("listing: %v targets by kind, %d families, %d incidents", kinds, len(l.Families), len(l.Incidents))
 	}
 }
