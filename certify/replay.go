@@ -13,6 +13,9 @@ import (
 // Replay plays one incident scenario exactly once against tg and judges
 // it. The scenario is data: the same file replays the same timeline.
 func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts Options) (*scenarios.Example, error) {
+	if len(opts.Families) == 0 && sc.Family != "" {
+		opts.Families = []string{sc.Family} // the gateway runs as it did for the family (scenarios.GatewayConfig)
+	}
 	opts.defaults()
 	env, closeEnv, err := environment(ctx, tg, opts)
 	if err != nil {
