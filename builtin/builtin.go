@@ -1,6 +1,7 @@
-// Package builtin is the table of built-in targets: the reference server
-// and the zoo of realistic broken servers, each a variant of the
-// reference-server binary. The table is the single place that says what
+// Package builtin is the table of built-in targets: the reference server,
+// the zoo of realistic broken servers (must FAIL) and the garden of
+// correct servers that choose differently (must never FAIL), each a
+// variant of the reference-server binary. The table is the single place that says what
 // bug a zoo member has and which invariant it must violate; the
 // self-validation test, `idemcheck list` and the README are made from it.
 package builtin
@@ -20,7 +21,7 @@ import (
 // Member is one built-in target.
 type Member struct {
 	Name string
-	Kind string // "reference" or "broken"
+	Kind string // "reference", "broken" (the zoo) or "garden"
 	// Bug is one line on the defect, as a reviewer would describe it.
 	Bug string
 	// Incident is what the defect does to money, as a postmortem title.
@@ -33,8 +34,17 @@ type Member struct {
 	Verdict string
 	// Policy overrides what the member declares (a promise it breaks).
 	Policy *target.Policy
+	// Denies is a level the member must never be certified at. A bug that
+	// only one crash point reaches may go undrawn in a short run; then the
+	// run must still not grant the level (it is UNKNOWN until every crash
+	// point was seen to fire), which self-validation accepts in place of
+	// Expect.
+	Denies string
 	// Flags are extra reference-server flags the variant needs.
 	Flags []string
+	// OrderField overrides the target's protocol.fields.order_id (a
+	// dialect: "/metadata/order_id" is a JSON pointer).
+	OrderField string
 }
 
 // TestPolicy is what the built-ins declare in test mode: short TTLs and
@@ -54,7 +64,9 @@ var TestPolicy = target.Policy{TTL: time.Second, RetryWindow: 10 * time.Second, 
 // above the gateway timeout.
 var testFlags = []string{"--max-wait={{.MaxWait}}", "--lease=2500ms", "--gateway-timeout=2s", "--sweep-interval=250ms", "--recovery-after=1s", "--log-format=text"}
 
-// Members is the table: the reference first, then the zoo.
+// Members is the table: the reference first, then the zoo, then the
+// garden. A garden member's Family is the one that exercises its choice;
+// it has no Expect: every check must end PASS or NON-STRICT.
 var Members = []Member{
 	{Name: "reference", Kind: "reference", Bug: "none: atomic claim, canonical fingerprint, wait-then-409, recorded intent, recovery, sweeper, TTL with tombstones"},
 	{Name: "naive", Kind: "broken", Bug: "check-then-act: looks the key up, charges, then stores the response", Incident: "two concurrent duplicates both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED"},
@@ -75,7 +87,18 @@ var Members = []Member{
 	{Name: "no-wait-409", Kind: "broken", Bug: "answers 409 at once to a duplicate in flight instead of waiting", Incident: "safe, but clients retry in a tight loop", Family: "concurrent-duplicates", Expect: []string{"R3"}, Verdict: "NON-STRICT"},
 	{Name: "gateway-key-as-lock", Kind: "broken", Bug: "no lock of its own: forwards the client's key to the gateway as its Idempotency-Key and lets the gateway deduplicate", Incident: "behind a gateway without idempotency (or past its key window), two concurrent duplicates both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED"},
 	{Name: "sweeper-recharges", Kind: "broken", Bug: "an outbox worker re-sends indeterminate charges under a new gateway key, even after a retry resolved them", Incident: "the retry recovered the charge; seconds after the last answer the outbox charged the order again", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "crash-blind", Kind: "broken", Bug: "recovers from gateway errors but never takes over a key whose owner died, and has no sweeper", Incident: "a replica killed during a gateway call leaves its order stuck in progress forever; a run that only slows the gateway sees nothing", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED", Denies: "L4"},
+	// short-retention is found only by a probe past 3 TTLs: before issue 11
+	// item 3, late retries stopped at 2.5 TTLs and it certified L5.
+	{Name: "short-retention", Kind: "broken", Bug: "keeps keys for 3x the TTL while promising a retry window of 10x", Incident: "a retry near the end of the promised window charges again", Family: "late-retry", Expect: []string{"E2"}, Verdict: "FAILED"},
 	{Name: "no-recovery", Kind: "broken", Bug: "no lease takeover and no sweeper: a key whose owner crashed stays in progress", Incident: "after a crash the order can never be completed or retried", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
+
+	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
+	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},
+	// exact-ttl promises no more than it keeps: retry_window = ttl.
+	{Name: "exact-ttl", Kind: "garden", Bug: "none: keys expire exactly at the TTL, which is also the retry window it promises", Family: "late-retry",
+		Policy: &target.Policy{TTL: TestPolicy.TTL, RetryWindow: TestPolicy.TTL, RecoveryWindow: TestPolicy.RecoveryWindow, MaxWait: TestPolicy.MaxWait}},
+	{Name: "stripe-body", Kind: "garden", Bug: "none: Stripe-shaped bodies, the order under metadata.order_id", Family: "concurrent-duplicates", OrderField: "/metadata/order_id"},
 }
 
 // ErrUnknown is returned for a name that is not in the table.
@@ -114,6 +137,17 @@ func Zoo() []Member {
 	return zoo
 }
 
+// Garden lists the correct members that choose differently.
+func Garden() []Member {
+	var garden []Member
+	for _, m := range Members {
+		if m.Kind == "garden" {
+			garden = append(garden, m)
+		}
+	}
+	return garden
+}
+
 // Target builds the target of a member, running the reference-server
 // binary found in binDir ("" = FindBinDir).
 func (m Member) Target(binDir string) (*target.Target, error) {
@@ -136,6 +170,7 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 		}},
 		Policy: pol,
 	}
+	t.Protocol.Fields.OrderID = m.OrderField // "" is the default
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("built-in %s: %w", m.Name, err)
 	}

@@ -22,7 +22,7 @@ import (
 // family within referenceBudget.
 const (
 	memberBudget    = 12 * time.Second
-	referenceBudget = 40 * time.Second
+	referenceBudget = 90 * time.Second
 )
 
 // binDir is where TestMain built reference-server, once for all tests.
@@ -131,8 +131,14 @@ func certifyMember(t *testing.T, m builtin.Member, dir string) zooRow {
 	for _, id := range m.Expect {
 		shown = shown || checkVerdict(rep, m.Family, id) == m.Verdict
 	}
+	if !shown && m.Denies != "" && rep.Level < m.Denies && rep.Verdict != "pass" {
+		// The bug went undrawn, but the run did not grant the level it
+		// breaks: honest about its evidence (issue 11 item 1).
+		row.got += " (" + m.Denies + " denied: level " + rep.Level + ", " + rep.Verdict + ")"
+		return row
+	}
 	if !shown {
-		t.Errorf("%s: none of %v in %s is %s (checks: %s)", m.Name, m.Expect, m.Family, m.Verdict, row.got)
+		t.Errorf("%s: none of %v in %s is %s, and the run grants level %s (checks: %s)", m.Name, m.Expect, m.Family, m.Verdict, rep.Level, row.got)
 	}
 	wantOverall := "fail"
 	if m.Verdict == "NON-STRICT" {

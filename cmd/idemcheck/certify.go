@@ -161,6 +161,9 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, s
 	if err != nil {
 		return err
 	}
+	if err := scenarios.CheckFamilies(tg, fams); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
 	dir := f.reportDir
 	if dir == "" {
 		dir = filepath.Join("idemcheck-report", tg.Name)

@@ -85,14 +85,29 @@ func buildListing() (listing, error) {
 	return l, nil
 }
 
+// targetSections are the listing's target groups, by Member.Kind.
+var targetSections = []struct{ kind, title string }{
+	{"reference", "Targets:"},
+	{"broken", "\nZoo (broken servers; each must FAIL as shown):"},
+	{"garden", "\nGarden (correct servers that choose differently; must never FAIL):"},
+}
+
 func printListing(w io.Writer, l listing) {
-	fmt.Fprintln(w, "Targets:")
-	for _, t := range l.Targets {
-		exp := ""
-		if len(t.Expect) > 0 {
-			exp = fmt.Sprintf(" [%s: %s %s]", t.Family, strings.Join(t.Expect, " or "), t.Verdict)
+	for _, sec := range targetSections {
+		fmt.Fprintln(w, sec.title)
+		for _, t := range l.Targets {
+			if t.Kind != sec.kind {
+				continue
+			}
+			exp := ""
+			switch {
+			case len(t.Expect) > 0:
+				exp = fmt.Sprintf(" [%s: %s %s]", t.Family, strings.Join(t.Expect, " or "), t.Verdict)
+			case t.Family != "":
+				exp = fmt.Sprintf(" [%s: PASS or NON-STRICT]", t.Family)
+			}
+			fmt.Fprintf(w, "  %-26s %-9s %s%s\n", t.Name, t.Kind, t.Bug, exp)
 		}
-		fmt.Fprintf(w, "  %-26s %-9s %s%s\n", t.Name, t.Kind, t.Bug, exp)
 	}
 	fmt.Fprintln(w, "\nFamilies:")
 	for _, f := range l.Families {

@@ -27,6 +27,8 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func TestCLI_UsageErrorsExit2(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1h\n  max_wait: soon\n"), 0o644)
+	short := filepath.Join(t.TempDir(), "short.yaml")
+	os.WriteFile(short, []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 2s\n  recovery_window: 30s\n"), 0o644)
 	badIncident := filepath.Join(t.TempDir(), "inc.yaml")
 	os.WriteFile(badIncident, []byte("name: x\nsteps:\n  - fault: {id: f, kind: earthquake}\n"), 0o644)
 	cases := []struct {
@@ -36,6 +38,7 @@ func TestCLI_UsageErrorsExit2(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"certify", "--target", bad}, "bad.yaml:5: policy.max_wait: expected a duration"},
 		{[]string{"certify", "--target", "no-such-target"}, `unknown built-in target "no-such-target"`},
+		{[]string{"certify", "--target", short, "--families", "crash-window"}, "short.yaml:5: policy.recovery_window: a crash-window retry"},
 		{[]string{"certify", "--target", "reference", "--families", "earthquakes"}, `--families: unknown family "earthquakes"`},
 		{[]string{"certify", "--target", "reference", "--level", "L9"}, "--level: expected L1 to L5"},
 		{[]string{"certify", "--target", "reference", "--shard", "9/8"}, "--shard: expected k/n"},
@@ -80,7 +83,7 @@ func TestCLI_ListJSON(t *testing.T) {
 			t.Errorf("zoo member %s lists no invariant it must violate", tg.Name)
 		}
 	}
-	if kinds["reference"] != 1 || kinds["broken"] < 10 || len(l.Families) < 7 || len(l.Incidents) < 6 {
+	if kinds["reference"] != 1 || kinds["broken"] < 10 || kinds["garden"] < 4 || len(l.Families) < 7 || len(l.Incidents) < 6 {
 		t.Fatalf("listing: %v targets by kind, %d families, %d incidents", kinds, len(l.Families), len(l.Incidents))
 	}
 }

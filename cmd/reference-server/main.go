@@ -106,7 +106,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.gatewayAPIKey, "gateway-api-key", env("GATEWAY_API_KEY", ""), "the server's secret key at the gateway (env GATEWAY_API_KEY)")
 	fs.StringVar(&o.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
 	fs.StringVar(&o.logFormat, "log-format", env("LOG_FORMAT", "json"), "json or text (env LOG_FORMAT)")
-	variant := fs.String("variant", env("VARIANT", "reference"), "the server to run: reference, or a broken zoo variant for self-validation (env VARIANT)")
+	variant := fs.String("variant", env("VARIANT", "reference"), "the server to run: reference, a broken zoo variant or a garden variant, for self-validation (env VARIANT)")
 	var envErr error
 	for _, d := range durations {
 		*d.p = d.def
@@ -127,7 +127,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 		return o, envErr
 	}
 	var err error
-	if o.variant, err = zoo.Lookup(*variant); err != nil {
+	if o.variant, err = lookupVariant(*variant); err != nil {
 		return o, fmt.Errorf("%w: --variant: %v", errUsage, err)
 	}
 	var missing []string

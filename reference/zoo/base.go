@@ -43,6 +43,8 @@ type base struct {
 	ignoreBody bool
 	// noTakeover: a retry never takes over an expired lease; it waits, then 409.
 	noTakeover bool
+	// mayTakeOver narrows takeover to some expired leases (default: all).
+	mayTakeOver func(rec *reference.Record) bool
 	// takeoverID is the gateway request id a takeover sends (default: the recorded one).
 	takeoverID func(ctx context.Context, rec *reference.Record) (string, error)
 	// indeterminate records an attempt whose outcome is unknown (default: Release).
@@ -192,7 +194,7 @@ func (b *base) await(ctx context.Context, req *reference.ChargeRequest, scope st
 			return mismatch()
 		case rec.Terminal():
 			return answer{result: &rec.Result, replayed: true}
-		case !b.noTakeover && !now.Before(rec.LeaseUntil):
+		case !b.noTakeover && !now.Before(rec.LeaseUntil) && (b.mayTakeOver == nil || b.mayTakeOver(rec)):
 			taken, err := b.store.TakeOver(ctx, scope, req.KeyHash, b.replica, now, b.cfg.Lease)
 			if err != nil {
 				return unavailable(b.log, err)
@@ -207,7 +209,7 @@ func (b *base) await(ctx context.Context, req *reference.ChargeRequest, scope st
 			return conflict()
 		}
 		wait := remaining
-		if !b.noTakeover {
+		if !b.noTakeover && (b.mayTakeOver == nil || b.mayTakeOver(rec)) {
 			wait = min(remaining, time.Until(rec.LeaseUntil))
 		}
 		if err := waitFor(ctx, sub, wait); err != nil {

@@ -20,8 +20,9 @@
 // Claim-based, one defect each on the shared claim flow of base.go:
 // no_fingerprint.go, raw_fingerprint.go, release_on_error.go,
 // stale_lease_new_id.go, sweeper_fails_in_progress.go, global_keys.go,
-// no_recovery.go. Configuration wrappers around the reference itself:
-// short_expiry.go (no tombstone), no_wait_409.go (no waiting).
+// no_recovery.go, crash_blind.go. Configuration wrappers around the
+// reference itself: short_expiry.go (no tombstone), short_retention.go
+// (tombstones for 3 TTLs), no_wait_409.go (no waiting).
 //
 // builtin.Members says which scenario family finds each bug and which
 // check it must fail; the self-validation test holds the zoo to it.

@@ -1,0 +1,50 @@
+package target_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/target"
+)
+
+func TestPolicy_PromiseAndBand(t *testing.T) {
+	cases := []struct {
+		pol           target.Policy
+		promise, band time.Duration
+	}{
+		{target.Policy{TTL: time.Second, RetryWindow: 10 * time.Second}, 10 * time.Second, 250 * time.Millisecond},
+		{target.Policy{TTL: 24 * time.Hour, RetryWindow: time.Hour}, 24 * time.Hour, 144 * time.Minute},
+	}
+	for _, c := range cases {
+		if got := c.pol.Promise(); got != c.promise {
+			t.Errorf("%+v: promise %s, want %s", c.pol, got, c.promise)
+		}
+		if got := c.pol.Band(); got != c.band {
+			t.Errorf("%+v: band %s, want %s", c.pol, got, c.band)
+		}
+		if got := c.pol.GatewayKeyTTL(); got != c.promise+c.band {
+			t.Errorf("%+v: gateway key TTL %s", c.pol, got)
+		}
+	}
+}
+
+// A built-in has no file: the refusal names it instead.
+func TestRefuse_BuiltIn(t *testing.T) {
+	tg := &target.Target{Name: "x", Start: target.Start{Command: "./s"}, Policy: target.Policy{TTL: 2 * time.Second}}
+	if err := tg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	err := tg.Refuse(tg.CrashWindowFits())
+	if err == nil || !errors.Is(err, target.ErrInvalid) || !strings.HasPrefix(err.Error(), "built-in target x: policy.recovery_window:") {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "shorten") {
+		t.Errorf("suggests shortening the recovery window below zero: %v", err)
+	}
+	tg.Policy.RetryWindow = time.Minute
+	if err := tg.CrashWindowFits(); err != nil {
+		t.Errorf("a minute's promise fits a 30s recovery window: %v", err)
+	}
+}
