@@ -44,7 +44,7 @@ func requireImages(t *testing.T) {
 	var out []byte
 	buildOnce.Do(func() {
 		start := time.Now()
-		out, err = exec.Command("bash", "../images/build.sh").CombinedOutput()
+		out, err = exec.Command("bash", "../../images/build.sh").CombinedOutput()
 		t.Logf("images/build.sh (%s): %s", time.Since(start).Round(time.Millisecond), strings.TrimSpace(string(out)))
 	})
 	if err != nil {
