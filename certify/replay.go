@@ -13,20 +13,12 @@ import (
 // Replay plays one incident scenario exactly once against tg and judges
 // it. The scenario is data: the same file replays the same timeline.
 func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts Options) (*scenarios.Example, error) {
-	if len(opts.Families) == 0 && sc.Family != "" {
-		opts.Families = []string{sc.Family} // the gateway runs as it did for the family (scenarios.GatewayConfig)
-	}
 	opts.defaults()
 	env, closeEnv, err := environment(ctx, tg, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer closeEnv()
-	if fam, ferr := scenarios.FamilyByName(sc.Family); ferr == nil {
-		if err := env.GatewayController().SetIdempotency(ctx, fam.GatewayReplays); err != nil {
-			return nil, fmt.Errorf("%w: gateway idempotency: %w", ErrEnvironment, err)
-		}
-	}
 	runner := &scenarios.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID()}
 	defer runner.Close()
 	start := time.Now()

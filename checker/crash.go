@@ -50,23 +50,27 @@ func crashes(fs []history.Fault) []history.Fault {
 	return out
 }
 
-// crashPointsReached counts, per crash point named by some fault, 1 when
-// every fault naming it fired.
+// crashPointsReached counts, per crash point, the payments it struck: a
+// payment (its faults share Params[history.ParamCrashPayment]; without
+// one, the whole history is one payment) counts when every fault naming
+// the point for it fired.
 func crashPointsReached(fs []history.Fault) map[string]int {
-	fired := map[string]bool{}
+	type strike struct{ point, payment string }
+	fired := map[strike]bool{}
 	for _, f := range fs {
 		p := f.Params[history.ParamCrashPoint]
 		if p == "" {
 			continue
 		}
-		if ok, seen := fired[p]; !seen || ok {
-			fired[p] = f.HasFired()
+		k := strike{p, f.Params[history.ParamCrashPayment]}
+		if ok, seen := fired[k]; !seen || ok {
+			fired[k] = f.HasFired()
 		}
 	}
 	out := map[string]int{}
-	for p, ok := range fired {
+	for k, ok := range fired {
 		if ok {
-			out[p] = 1
+			out[k.point]++
 		}
 	}
 	if len(out) == 0 {

@@ -1,6 +1,10 @@
 package checker
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Violation is one piece of evidence against one invariant: the (tenant,
 // key) and order it concerns, and the few events that prove it, by id, so a
@@ -204,16 +208,36 @@ func indexOf(checks []CheckResult, id string) int {
 	return -1
 }
 
+// joinNotes joins two notes, keeping each distinct note once and at most
+// maxNotes of them: a family merges hundreds of examples, and a note is
+// for a reader.
 func joinNotes(a, b string) string {
-	switch {
-	case a == "" || a == b:
+	if a == "" {
 		return b
-	case b == "":
-		return a
-	default:
-		return a + "; " + b
 	}
+	if b == "" {
+		return a
+	}
+	parts := strings.Split(a, "; ")
+	more := 0
+	if last := parts[len(parts)-1]; strings.HasPrefix(last, "(+") {
+		fmt.Sscanf(last, "(+%d more)", &more)
+		parts = parts[:len(parts)-1]
+	}
+	switch {
+	case slices.Contains(parts, b):
+	case len(parts) < maxNotes:
+		parts = append(parts, b)
+	default:
+		more++
+	}
+	if more > 0 {
+		parts = append(parts, fmt.Sprintf("(+%d more)", more))
+	}
+	return strings.Join(parts, "; ")
 }
+
+const maxNotes = 3
 
 // finish computes the overall verdict and level of a set of checks.
 func finish(checks []CheckResult, cov Coverage) Result {

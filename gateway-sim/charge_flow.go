@@ -54,6 +54,9 @@ func (s *Sim) admit(w http.ResponseWriter, r *http.Request) (*attempt, *response
 	if err != nil {
 		return a, errorResponse(asAPIError(err))
 	}
+	if !s.idempotent(a.req.orderID()) {
+		a.key = ""
+	}
 	return a, nil
 }
 

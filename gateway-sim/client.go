@@ -94,9 +94,10 @@ func (c *Client) LastSeq(ctx context.Context) (int64, error) {
 	return out.Seq, err
 }
 
-// SetIdempotency calls PUT /_sim/idempotency.
-func (c *Client) SetIdempotency(ctx context.Context, on bool) error {
-	return c.do(ctx, http.MethodPut, "/_sim/idempotency", idempotencyJSON{Enabled: &on}, nil)
+// SetIdempotency calls PUT /_sim/idempotency for every order (order "")
+// or for one.
+func (c *Client) SetIdempotency(ctx context.Context, order string, on bool) error {
+	return c.do(ctx, http.MethodPut, "/_sim/idempotency", idempotencyJSON{Enabled: &on, OrderID: order}, nil)
 }
 
 // Reset calls POST /_sim/reset.

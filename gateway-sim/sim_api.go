@@ -162,7 +162,8 @@ func (s *Sim) simSeq(w http.ResponseWriter, _ *http.Request) {
 
 // idempotencyJSON is the body of PUT /_sim/idempotency.
 type idempotencyJSON struct {
-	Enabled *bool `json:"enabled"`
+	Enabled *bool  `json:"enabled"`
+	OrderID string `json:"order_id,omitempty"` // "" = every order
 }
 
 func (s *Sim) simIdempotency(w http.ResponseWriter, r *http.Request) {
@@ -170,9 +171,9 @@ func (s *Sim) simIdempotency(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil || body.Enabled == nil {
-		writeSimError(w, fmt.Errorf("body: expected {\"enabled\": true|false}"))
+		writeSimError(w, fmt.Errorf("body: expected {\"enabled\": true|false, \"order_id\": optional}"))
 		return
 	}
-	s.SetIdempotency(*body.Enabled)
+	s.SetIdempotency(body.OrderID, *body.Enabled)
 	w.WriteHeader(http.StatusNoContent)
 }

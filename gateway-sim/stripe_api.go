@@ -72,11 +72,9 @@ func basicUser(cred string) string {
 }
 
 // idempotencyKeyOf returns the request's Idempotency-Key, trimmed as
-// stripe-go trims it; "" when absent or when the gateway has no idempotency.
+// stripe-go trims it; "" when absent. Whether the gateway honours it for
+// the request's order is decided once the order is known (admit).
 func (s *Sim) idempotencyKeyOf(r *http.Request) (string, error) {
-	if s.noIdem.Load() {
-		return "", nil
-	}
 	key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
 	if len(key) > maxIdempotencyKey {
 		return "", invalidParam("Idempotency-Key", "idempotency_key_too_long",

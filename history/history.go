@@ -120,6 +120,11 @@ type Op struct {
 // carrying it fired.
 const ParamCrashPoint = "crash_point"
 
+// ParamCrashPayment is the Fault.Params key that names the order of the
+// payment a crash-point fault strikes: a crash wave strikes many payments,
+// and coverage counts payments per point, not histories.
+const ParamCrashPayment = "crash_payment"
+
 // Fault is one injected fault, from injection to heal. Inject is when it
 // was armed; Fired is when it actually struck (a kill delivered, a gateway
 // rule applied to a request, a hold taken), so that a fault armed for a

@@ -62,6 +62,12 @@ type FamilyResult struct {
 	Incident       string   `json:"incident,omitempty"` // path of the incident file written for it
 	History        string   `json:"history,omitempty"`  // path of the counterexample's history
 	Steps          []string `json:"steps,omitempty"`    // the counterexample, one replayable line per step
+	// Note says why the family could not run (and what budget would fit),
+	// or that its failure needed the examples it ran with.
+	Note string `json:"note,omitempty"`
+	// CrashPoints counts the examples (payments) per crash point that the
+	// family's histories show struck, for crash-window.
+	CrashPoints map[string]int `json:"crash_points,omitempty"`
 }
 
 // Check is one row of the checks table: one check in one family.

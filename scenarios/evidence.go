@@ -22,11 +22,21 @@ type played struct {
 }
 
 // own marks a real order as this example's: the run's reconciliation
-// attributes every charge for it here.
-func (p *play) own(order string) {
+// attributes every charge for it here. The first time, it sets the
+// gateway's idempotency for the order as the example's family needs it
+// (Family.GatewayReplays): examples with and without it share one gateway.
+func (p *play) own(ctx context.Context, order string) error {
 	p.mu.Lock()
+	seen := p.orders[order]
 	p.orders[order] = true
 	p.mu.Unlock()
+	if !seen {
+		fam, err := FamilyByName(p.sc.Family)
+		replays := err == nil && fam.GatewayReplays
+		if err := p.r.Env.GatewayController().SetIdempotency(ctx, order, replays); err != nil {
+			return fmt.Errorf("gateway idempotency for %s: %w", order, err)
+		}
+	}
 	p.r.mu.Lock()
 	defer p.r.mu.Unlock()
 	if p.r.owned == nil {
@@ -35,6 +45,7 @@ func (p *play) own(order string) {
 	if _, taken := p.r.owned[order]; !taken {
 		p.r.owned[order] = nil // sent, not judged yet
 	}
+	return nil
 }
 
 // evidence waits until the ledger feed has caught up with the gateway

@@ -2,11 +2,13 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -32,6 +34,23 @@ type Family struct {
 	// others run against one with idempotency off, so that no gateway
 	// replay can stand in for the server's own lock. See GatewayConfig.
 	GatewayReplays bool
+	// Waits says the family's examples spend most of their time waiting
+	// (TTLs): it gets more examples in flight than the others, since a
+	// waiting example costs nothing.
+	Waits bool
+	// Workers caps the family's examples in flight (0: no cap of its own).
+	Workers int
+	// Limit names the policy value that sets how long one example takes,
+	// for the advice given when a family cannot fit its budget.
+	Limit func(tg *target.Target) string
+}
+
+// LimitOf names what limits one example of f against tg.
+func (f Family) LimitOf(tg *target.Target) string {
+	if f.Limit == nil {
+		return "the family's own requests"
+	}
+	return f.Limit(tg)
 }
 
 // ExampleTime is how long one example of f needs at least against tg.
@@ -41,6 +60,10 @@ func (f Family) ExampleTime(tg *target.Target) time.Duration {
 	}
 	return f.MinTime(tg)
 }
+
+// waveStrikes is about how long a crash wave's strikes take before its
+// recovery window: restarts after kills, held charges, faulted requests.
+const waveStrikes = 8 * time.Second
 
 // longExample is the longest single example mixed will draw: a target
 // whose TTL or recovery window is longer is certified for those levels by
@@ -52,10 +75,13 @@ const longExample = 30 * time.Second
 var Families = []Family{
 	{Name: "concurrent-duplicates", Level: "L2", Doc: "duplicates in flight together, across replicas, with gateway latency up to and beyond max_wait; some payments declined", Gen: genConcurrent},
 	{Name: "key-reuse", Level: "L3", Doc: "same key with a different body (each field) and with semantically equal bodies, after a charge or a decline", Gen: genKeyReuse},
-	{Name: "crash-window", Level: "L4", Doc: "kills, pauses, gateway faults and link faults at every point of a request, then retries inside the promise", Gen: genCrash,
-		MinTime: func(tg *target.Target) time.Duration { return tg.Policy.RecoveryWindow }, Fits: (*target.Target).CrashWindowFits, GatewayReplays: true},
+	{Name: "crash-window", Level: "L4", Doc: "a wave of payments struck at every crash point (kills, pauses, gateway faults, link faults), one recovery window, then retries inside the promise", Gen: genCrash,
+		MinTime: func(tg *target.Target) time.Duration { return tg.Policy.RecoveryWindow + waveStrikes }, Fits: (*target.Target).CrashWindowFits, GatewayReplays: true,
+		Workers: 2, Limit: func(tg *target.Target) string { return "policy.recovery_window = " + tg.Policy.RecoveryWindow.String() }},
 	{Name: "late-retry", Level: "L5", Doc: "retries inside the TTL and spread across (TTL, retry window], up to just inside its end; some payments declined", Gen: genLateRetry,
-		MinTime: lateRetryTime},
+		MinTime: lateRetryTime, Waits: true, Limit: func(tg *target.Target) string {
+			return "policy.ttl = " + tg.Policy.TTL.String() + ", policy.retry_window = " + tg.Policy.RetryWindow.String()
+		}},
 	{Name: "tenants", Level: "L1", Doc: "one key used by two tenants", Gen: genTenants},
 	{Name: "protocol", Level: "L1", Doc: "missing, empty, over-long, quoted and malformed keys; sequential retries", Gen: genProtocol},
 }
@@ -103,11 +129,13 @@ func drawAmount(t *rapid.T) int64 { return int64(rapid.IntRange(50, 99999).Draw(
 func genConcurrent(t *rapid.T, tg *target.Target, replicas int) Scenario {
 	var b builder
 	latency := drawLatency(t, tg.Policy.MaxWait)
-	b.fault(Fault{ID: "slow", Kind: "gateway:slow", Params: map[string]string{"latency": latency.String()}})
 	orders := rapid.IntRange(1, 3).Draw(t, "orders")
 	var declined []string
 	for o := 0; o < orders; o++ {
 		order, key := fmt.Sprintf("o%d", o), fmt.Sprintf("k%d", o)
+		// The gateway is slow for this example's orders only, so that
+		// other examples run beside it untouched.
+		b.fault(Fault{ID: "slow_" + order, Kind: "gateway:slow", Order: order, Params: map[string]string{"latency": latency.String()}})
 		if drawDecline(t) {
 			b.fault(declineFault(order))
 			declined = append(declined, order)
@@ -121,7 +149,9 @@ func genConcurrent(t *rapid.T, tg *target.Target, replicas int) Scenario {
 		}
 	}
 	b.waitAll()
-	b.heal("slow")
+	for o := 0; o < orders; o++ {
+		b.heal(fmt.Sprintf("slow_o%d", o))
+	}
 	for _, order := range declined {
 		b.heal("decline_" + order)
 	}
@@ -237,67 +267,132 @@ func genKeyReuse(t *rapid.T, tg *target.Target, replicas int) Scenario {
 	return b.scenario("key-reuse")
 }
 
-// crashPoints are where a crash-window example strikes.
-var crashPoints = []string{"kill-in-hang", "pause-in-hang", "fail-before-charge", "charge-then-fail", "charge-then-drop", "reset-gateway-link", "timeout-gateway-link", "down-postgres-link", "kill-after-response"}
-
+// genCrash draws a crash wave: every one of checker.CrashPoints strikes
+// 1-3 payments of its own, so that a single example (one recovery window)
+// covers every point, whatever the seed. Each payment's first request
+// meets its point's fault; then some payments retry during recovery, the
+// wave waits out the recovery window once, and every payment retries
+// inside its promise. The checker partitions by key and order, so every
+// payment is judged on its own; a failing wave is shrunk by rapid (fewer
+// payments per point) and then re-played with only the payments that
+// failed (Solo).
 func genCrash(t *rapid.T, tg *target.Target, replicas int) Scenario {
-	var b builder
-	point := rapid.SampledFrom(crashPoints).Draw(t, "crash_point")
-	replica := rapid.IntRange(0, replicas-1).Draw(t, "replica")
-	tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
-	amount := drawAmount(t)
-	first := Send{ID: "first", Replica: replica, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "first"}
-	strike(&b, point, replica, first)
-	retries := rapid.IntRange(0, 2).Draw(t, "early_retries")
-	for i := 0; i < retries; i++ {
-		b.send(Send{ID: fmt.Sprintf("early%d", i), Client: 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "retry_replica"), Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "retry-during-recovery"})
+	var pays []CrashPayment
+	for _, point := range checker.CrashPoints {
+		n := rapid.IntRange(1, 3).Draw(t, "payments_"+point)
+		for range n {
+			pays = append(pays, CrashPayment{Point: point,
+				Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"),
+				Tenant:  rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant"),
+				Amount:  drawAmount(t),
+				Early:   rapid.IntRange(0, 1).Draw(t, "early_retries"),
+				Final:   rapid.IntRange(0, replicas-1).Draw(t, "final_replica")})
+		}
 	}
-	b.wait(Wait{Recovery: true})
-	final := rapid.IntRange(0, replicas-1).Draw(t, "final_replica")
-	b.send(Send{ID: "final", Client: 2, Replica: final, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "retry-after-recovery"})
-	return b.scenario("crash-window")
+	return CrashWave(pays)
 }
 
-// strike plays the first request with the crash point's fault around it;
-// every fault is healed and every replica back before strike returns.
+// CrashPayment is one payment of a crash wave: the point that strikes its
+// first request, on which replica, and its retries.
+type CrashPayment struct {
+	Point   string
+	Replica int
+	Tenant  int
+	Amount  int64
+	Early   int // retries during recovery
+	Final   int // replica of the retry after recovery
+}
+
+// CrashWave is the crash-window scenario of the given payments; payment i
+// has key k<i> and order o<i>. The scenario keeps the payments (Wave), so
+// that Solo can re-build it with fewer.
+func CrashWave(pays []CrashPayment) Scenario {
+	var b builder
+	for i, pay := range pays {
+		first := Send{ID: fmt.Sprintf("first%d", i), Client: i, Replica: pay.Replica, Tenant: pay.Tenant,
+			Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: "crash:" + pay.Point}
+		strike(&b, pay.Point, pay.Replica, first)
+	}
+	for i, pay := range pays {
+		for e := range pay.Early {
+			b.send(Send{ID: fmt.Sprintf("early%d_%d", i, e), Client: i, Replica: pay.Final, Tenant: pay.Tenant, Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: "retry-during-recovery", Async: true})
+		}
+	}
+	b.waitAll()
+	b.wait(Wait{Recovery: true})
+	for i, pay := range pays {
+		b.send(Send{ID: fmt.Sprintf("final%d", i), Client: i, Replica: pay.Final, Tenant: pay.Tenant, Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: "retry-after-recovery", Async: true})
+	}
+	b.waitAll()
+	sc := b.scenario("crash-window")
+	sc.Wave = pays
+	return sc
+}
+
+// Solo re-builds a crash wave with only the payments of the given
+// symbolic orders ("o3"), to re-play a failing payment alone; ok is false
+// for a scenario that is not a wave or names none of them.
+func Solo(sc Scenario, orders []string) (Scenario, bool) {
+	var keep []CrashPayment
+	for i, pay := range sc.Wave {
+		if slices.Contains(orders, fmt.Sprintf("o%d", i)) {
+			keep = append(keep, pay)
+		}
+	}
+	if len(keep) == 0 {
+		return Scenario{}, false
+	}
+	solo := CrashWave(keep)
+	solo.Name, solo.Seed = sc.Name, sc.Seed
+	return solo, true
+}
+
+// strike plays a payment's first request with its crash point's fault
+// around it; every fault is healed and every replica back before strike
+// returns. Every fault and process step carries the point and payment.
 func strike(b *builder, point string, replica int, first Send) {
 	r := replica
+	at := func(s Step) Step { s.Point, s.Payment = point, first.Order; return s }
 	link := fmt.Sprintf("replica%d->gateway", r)
 	async := first
 	async.Async = true
 	switch point {
 	case "kill-in-hang", "pause-in-hang":
-		b.fault(Fault{ID: "hang", Kind: "gateway:charge_then_hang", Order: first.Order})
+		hang := "hang_" + first.Order
+		b.add(at(Step{Fault: &Fault{ID: hang, Kind: "gateway:charge_then_hang", Order: first.Order}}))
 		b.send(async)
 		b.wait(Wait{Hold: first.Order})
 		if point == "kill-in-hang" {
-			b.add(Step{Kill: &r})
+			b.add(at(Step{Kill: &r}))
 			b.add(Step{Release: first.Order})
-			b.waitAll()
+			b.wait(Wait{Responses: []string{first.ID}})
 			b.add(Step{Restart: &r})
 		} else {
-			b.add(Step{Pause: &r})
+			b.add(at(Step{Pause: &r}))
 			b.add(Step{Release: first.Order})
 			b.add(Step{Resume: &r})
-			b.waitAll()
+			b.wait(Wait{Responses: []string{first.ID}})
 		}
-		b.heal("hang")
+		b.heal(hang)
 	case "fail-before-charge", "charge-then-fail", "charge-then-drop":
-		b.fault(Fault{ID: "gw", Kind: "gateway:" + strings.ReplaceAll(point, "-", "_"), Order: first.Order, Params: map[string]string{"times": "1"}})
+		id := "gw_" + first.Order
+		b.add(at(Step{Fault: &Fault{ID: id, Kind: "gateway:" + strings.ReplaceAll(point, "-", "_"), Order: first.Order, Params: map[string]string{"times": "1"}}}))
 		b.send(first)
-		b.heal("gw")
+		b.heal(id)
 	case "reset-gateway-link", "timeout-gateway-link":
+		id := "net_" + first.Order
 		kind := map[string]string{"reset-gateway-link": "reset_peer", "timeout-gateway-link": "timeout"}[point]
-		b.fault(Fault{ID: "net", Kind: kind, Link: link, Direction: "downstream", Params: map[string]string{"timeout": "100ms"}})
+		b.add(at(Step{Fault: &Fault{ID: id, Kind: kind, Link: link, Direction: "downstream", Params: map[string]string{"timeout": "100ms"}}}))
 		b.send(first)
-		b.heal("net")
+		b.heal(id)
 	case "down-postgres-link":
-		b.fault(Fault{ID: "db", Kind: "down", Link: fmt.Sprintf("replica%d->postgres", r)})
+		id := "db_" + first.Order
+		b.add(at(Step{Fault: &Fault{ID: id, Kind: "down", Link: fmt.Sprintf("replica%d->postgres", r)}}))
 		b.send(first)
-		b.heal("db")
+		b.heal(id)
 	case "kill-after-response":
 		b.send(first)
-		b.add(Step{Kill: &r})
+		b.add(at(Step{Kill: &r}))
 		b.add(Step{Restart: &r})
 	}
 }

@@ -272,22 +272,24 @@ func TestCrashWindow_ShippedTargetsFit(t *testing.T) {
 	}
 }
 
-// Issue 11 item 5: lock-testing families run against a gateway that
-// forgets keys; crash families against one that remembers them for the
-// target's promise, not 24h.
+// Issue 11 item 5: the gateway forgets keys unless an order asks for
+// replays (the runner asks for crash families' orders), and remembers them
+// for the target's promise, not 24h.
 func TestGatewayConfig_IdempotencyOffUnlessReplaysNeeded(t *testing.T) {
 	tg := testTarget(t, wideWindow)
-	if cfg := scenarios.GatewayConfig(tg, []string{"concurrent-duplicates", "key-reuse", "late-retry", "tenants", "protocol"}); !cfg.NoIdempotency {
-		t.Error("lock-testing families run against a gateway whose idempotency can stand in for the server's lock")
-	}
-	cfg := scenarios.GatewayConfig(tg, []string{"concurrent-duplicates", "crash-window"})
-	if cfg.NoIdempotency {
-		t.Error("crash-window needs the gateway to replay a re-sent request")
+	cfg := scenarios.GatewayConfig(tg)
+	if !cfg.NoIdempotency {
+		t.Error("the gateway's idempotency can stand in for the server's lock")
 	}
 	if want := 30*time.Second + 250*time.Millisecond; cfg.IdempotencyTTL != want {
 		t.Errorf("gateway key TTL %s, want the promise plus its band, %s", cfg.IdempotencyTTL, want)
 	}
-	if got := strings.Join(scenarios.GatewayConfig(tg, []string{"tenants"}).Args(), " "); got != "--ttl=30.25s --no-idempotency" {
+	if got := strings.Join(cfg.Args(), " "); got != "--ttl=30.25s --no-idempotency" {
 		t.Errorf("gateway-sim args %q", got)
+	}
+	for _, f := range scenarios.Families {
+		if want := f.Name == "crash-window" || f.Name == "mixed"; f.GatewayReplays != want {
+			t.Errorf("%s: GatewayReplays %v, want %v", f.Name, f.GatewayReplays, want)
+		}
 	}
 }

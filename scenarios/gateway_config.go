@@ -1,29 +1,22 @@
 package scenarios
 
 import (
-	"slices"
-
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// GatewayConfig is the gateway simulator's configuration for playing fams
-// against tg (issue 11, item 5). Its key TTL is compressed with the
-// target's test-mode policy (target.Policy.GatewayKeyTTL) instead of
-// Stripe's fixed 24h, which would absorb every late retry that a server
-// forwards as its own key. Its idempotency is off unless a family needs
-// the gateway to replay a correct server's re-sent request
-// (Family.GatewayReplays: crash-window, mixed): with it off, a server that
-// passes the client's key to the gateway instead of holding a lock of its
-// own charges twice, and the ledger shows it. families are names, as
-// certify's options carry them (unknown names are refused elsewhere). The
-// caller sets Seed and Logger; everything else is here.
-func GatewayConfig(tg *target.Target, families []string) gatewaysim.Config {
-	replays := slices.ContainsFunc(families, func(name string) bool {
-		f, err := FamilyByName(name)
-		return err == nil && f.GatewayReplays
-	})
-	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL(), NoIdempotency: !replays}
+// GatewayConfig is the gateway simulator's configuration for tg (issue
+// 11, item 5). Its key TTL is compressed with the target's test-mode
+// policy (target.Policy.GatewayKeyTTL) instead of Stripe's fixed 24h,
+// which would absorb every late retry that a server forwards as its own
+// key. Its idempotency is off: a server that passes the client's key to
+// the gateway instead of holding a lock of its own charges twice, and the
+// ledger shows it. The runner switches it on for each order of a family
+// whose correct servers re-send their own request after a crash
+// (Family.GatewayReplays), as Stripe lets them. The caller sets Seed and
+// Logger; everything else is here.
+func GatewayConfig(tg *target.Target) gatewaysim.Config {
+	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL(), NoIdempotency: true}
 }
 
 // CheckFamilies refuses a target that one of the named families cannot

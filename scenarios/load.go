@@ -9,6 +9,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/internal/yamlfile"
 )
@@ -82,6 +83,12 @@ func (s *Step) validate(at string, index int, faults, sends map[string]bool) err
 		return s.Fault.validate(at+".fault", faults)
 	case s.Heal != "" && !faults[s.Heal]:
 		return bad(at+".heal", "expected the id of an earlier fault, got %q", s.Heal)
+	}
+	if (s.Point != "" || s.Payment != "") && s.Fault == nil && s.Kill == nil && s.Pause == nil {
+		return bad(at+".point", "only fault, kill and pause steps strike a crash point")
+	}
+	if s.Point != "" && !slices.Contains(checker.CrashPoints, s.Point) {
+		return bad(at+".point", "expected one of %s, got %q", strings.Join(checker.CrashPoints, ", "), s.Point)
 	}
 	for field, r := range map[string]*int{"kill": s.Kill, "restart": s.Restart, "pause": s.Pause, "resume": s.Resume} {
 		if r != nil && *r < 0 {

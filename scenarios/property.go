@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -60,6 +59,20 @@ func (p *Property) Check(t *rapid.T) {
 	if p.shrinkSpent() {
 		t.Skip("shrink budget spent")
 	}
+	ex, ok := p.play(sc)
+	if !ok {
+		// The harness itself cut this example short (Ctrl-C, budget): its
+		// unanswered requests are not evidence against the server.
+		t.Skip("interrupted")
+	}
+	if FirstFailed(ex.Result) != "" {
+		t.Fatalf("a check FAILED")
+	}
+}
+
+// play plays and judges one scenario and notes it; ok is false when the
+// harness interrupted it (then it is not evidence and not noted).
+func (p *Property) play(sc Scenario) (ex Example, ok bool) {
 	ctx := p.Ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -67,15 +80,11 @@ func (p *Property) Check(t *rapid.T) {
 	start := time.Now()
 	h, err := p.Runner.Run(ctx, sc)
 	if ctx.Err() != nil {
-		// The harness itself cut this example short (Ctrl-C, budget): its
-		// unanswered requests are not evidence against the server.
-		t.Skip("interrupted")
+		return Example{}, false
 	}
-	ex := Example{Scenario: sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}
+	ex = Example{Scenario: sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}
 	p.note(ex)
-	if FirstFailed(ex.Result) != "" {
-		t.Fatalf("a check FAILED")
-	}
+	return ex, true
 }
 
 func (p *Property) note(ex Example) {
@@ -128,53 +137,9 @@ func FirstFailed(r checker.Result) string {
 	return ""
 }
 
-// Search runs the property outside `go test`: one rapid check per seed,
-// seeds seed, seed+stride, ... (a stride of n shards seeds across n
-// runners) until the budget is spent or an example fails;
-// a failure is shrunk (for at most shrinkBudget) before Search returns.
-// The run is a function of (target, family, seed, budget). Rapid keeps
-// its settings in global flags, so Search calls must not overlap.
-func Search(ctx context.Context, p *Property, seed, stride uint64, budget, shrinkBudget time.Duration) (seedsRun int, failSeed uint64, err error) {
-	searchMu.Lock()
-	defer searchMu.Unlock()
-	if p.ShrinkBudget == 0 {
-		p.ShrinkBudget = shrinkBudget
-	}
-	if err := setRapidFlags(shrinkBudget); err != nil {
-		return 0, 0, err
-	}
-	deadline := time.Now().Add(budget)
-	if stride == 0 {
-		stride = 1
-	}
-	start := time.Now()
-	for s := seed; ctx.Err() == nil && !overBudget(start, deadline, seedsRun); s += stride {
-		if err := flag.Set("rapid.seed", strconv.FormatUint(s, 10)); err != nil {
-			return seedsRun, 0, err
-		}
-		tb := &searchTB{name: p.Family.Name}
-		rapid.Check(tb, p.Check)
-		seedsRun++
-		if tb.failed {
-			return seedsRun, s, nil
-		}
-	}
-	return seedsRun, 0, nil
-}
-
+// searchMu serialises rapid's runs outside `go test`: rapid keeps its
+// settings in global flags.
 var searchMu sync.Mutex
-
-// overBudget says whether another example would likely overrun the
-// budget: examples of slow families (recovery windows, late retries) take
-// seconds, and a budget is a promise about wall time.
-func overBudget(start, deadline time.Time, done int) bool {
-	left := time.Until(deadline)
-	if done == 0 || left <= 0 {
-		return left <= 0
-	}
-	avg := time.Since(start) / time.Duration(done)
-	return left < avg*3/4
-}
 
 // initFlags makes rapid usable outside `go test`: rapid asks
 // testing.Short, which needs the testing flags registered and parsed.

@@ -102,7 +102,8 @@ type play struct {
 	sc      Scenario
 	nonce   string
 	rec     *history.Recorder
-	env     faults.Env // the environment, recording into rec
+	env     faults.Env // the environment, recording into rec (through labels)
+	labels  *labeller
 	client  *client.Client
 	mu      sync.Mutex
 	orders  map[string]bool // real order ids this example sent
@@ -126,8 +127,9 @@ func (r *Runner) newPlay(sc Scenario) *play {
 	if timeout == 0 {
 		timeout = pol.MaxWait + 15*time.Second
 	}
+	labels := &labeller{rec: rec}
 	return &play{
-		r: r, sc: sc, nonce: r.nonce(), rec: rec, env: faults.Bind(r.Env, rec, r.log()),
+		r: r, sc: sc, nonce: r.nonce(), rec: rec, env: faults.Bind(r.Env, labels, r.log()), labels: labels,
 		client:  client.New(r.Target.Protocol, rec, urls, timeout),
 		orders:  map[string]bool{},
 		pending: map[string]chan history.Op{}, faults: map[string]faults.HealFunc{}, start: time.Now(),
@@ -164,6 +166,10 @@ func (p *play) do(ctx context.Context, req client.Request) history.Op {
 }
 
 func (p *play) step(ctx context.Context, s Step) error {
+	if s.Point != "" {
+		p.labels.set(map[string]string{history.ParamCrashPoint: s.Point, history.ParamCrashPayment: p.realOrder(s.Payment)})
+		defer p.labels.set(nil)
+	}
 	switch {
 	case s.Send != nil:
 		return p.send(ctx, *s.Send)
@@ -188,9 +194,14 @@ func (p *play) send(ctx context.Context, s Send) error {
 	if err != nil {
 		return err
 	}
-	p.own(req.Order)
+	orders := []string{req.Order}
 	if o := p.bodyOrder(req.Body); o != "" {
-		p.own(o) // a mutated body may name another order
+		orders = append(orders, o) // a mutated body may name another order
+	}
+	for _, o := range orders {
+		if err := p.own(ctx, o); err != nil {
+			return err
+		}
 	}
 	if !s.Async {
 		p.do(ctx, req)
@@ -366,3 +377,34 @@ func cleanupRank(id string) int {
 	}
 	return 0
 }
+
+// labeller records faults into an example's history, adding the labels of
+// the step that injects them (the crash point and payment it strikes).
+type labeller struct {
+	rec *history.Recorder
+	mu  sync.Mutex
+	cur map[string]string
+}
+
+func (l *labeller) set(labels map[string]string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cur = labels
+}
+
+// Inject records f with the current labels.
+func (l *labeller) Inject(f history.Fault) int {
+	l.mu.Lock()
+	if len(l.cur) > 0 {
+		f.Params = maps.Clone(f.Params)
+		if f.Params == nil {
+			f.Params = map[string]string{}
+		}
+		maps.Copy(f.Params, l.cur)
+	}
+	l.mu.Unlock()
+	return l.rec.Inject(f)
+}
+
+// Heal records a heal.
+func (l *labeller) Heal(id int) { l.rec.Heal(id) }

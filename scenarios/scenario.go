@@ -26,6 +26,9 @@ type Scenario struct {
 	Target string   `yaml:"target,omitempty"`
 	Steps  []Step   `yaml:"steps"`
 	Expect []Expect `yaml:"expect,omitempty"`
+	// Wave is the payments a crash wave was built from (CrashWave), so
+	// that a failing payment can be re-played alone; not written down.
+	Wave []CrashPayment `yaml:"-"`
 }
 
 // Expect is a verdict an incident file promises for one check.
@@ -46,6 +49,12 @@ type Step struct {
 	Pause   *int   `yaml:"pause,omitempty"`   // SIGSTOP replica N
 	Resume  *int   `yaml:"resume,omitempty"`  // SIGCONT replica N
 	Release string `yaml:"release,omitempty"` // release the gateway's hold on this order
+	// Point and Payment label the faults a fault, kill or pause step
+	// injects: the crash point they strike (history.ParamCrashPoint) and
+	// the symbolic order of the payment they strike (crash waves strike
+	// many payments, each at one point).
+	Point   string `yaml:"point,omitempty"`
+	Payment string `yaml:"payment,omitempty"`
 }
 
 // Send is one client request.
@@ -111,6 +120,13 @@ func (f Fault) Spec(order string) faults.Spec {
 
 // String is the step as one replayable line.
 func (s Step) String() string {
+	if s.Point != "" {
+		return s.line() + " @" + s.Point + ":" + s.Payment
+	}
+	return s.line()
+}
+
+func (s Step) line() string {
 	switch {
 	case s.Send != nil:
 		return s.Send.String()

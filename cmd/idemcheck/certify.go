@@ -24,6 +24,7 @@ type certifyFlags struct {
 	seed        uint64
 	budget      time.Duration
 	replicas    int
+	parallel    int
 	reportDir   string
 	strict      bool
 	json        bool
@@ -39,8 +40,9 @@ func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
 		fs.StringVar(&f.level, "level", "", "certify up to this level only (L1..L5): the families that level needs")
 	}
 	fs.Uint64Var(&f.seed, "seed", 1, "seed: the same seed replays the same scenarios and faults")
-	fs.DurationVar(&f.budget, "budget", 50*time.Second, "total wall-time budget, set-up included, shared by the families")
+	fs.DurationVar(&f.budget, "budget", 50*time.Second, "total wall-time budget, set-up included; the families run at the same time")
 	fs.IntVar(&f.replicas, "replicas", 0, "override the target's replica count")
+	fs.IntVar(&f.parallel, "parallel", certify.DefaultParallel, "examples of one family in flight at once (families that mostly wait get 4x)")
 	fs.StringVar(&f.reportDir, "report-dir", "", "where reports go (default idemcheck-report/<target>)")
 	fs.BoolVar(&f.strict, "strict", false, "count NON-STRICT (safe but not what the IETF draft asks) as failure")
 	fs.BoolVar(&f.json, "json", false, "print report.json to stdout instead of progress and summary")
@@ -170,7 +172,7 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, s
 	}
 	progress := newProgress(stderr, f.json)
 	opts := certify.Options{
-		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Strict: f.strict,
+		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Parallel: f.parallel, Strict: f.strict,
 		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, Progress: progress.update,
 	}
 	if inDocker(f.docker, tg) {

@@ -10,6 +10,7 @@ import (
 const (
 	maxReplicas = 16 // the same bound a target file's replicas: has
 	maxBudget   = 7 * 24 * time.Hour
+	maxParallel = 64
 )
 
 // checkSeed rejects seed 0, which certify would silently turn into 1.
@@ -32,6 +33,9 @@ func checkBudget(d time.Duration) error {
 func (f *certifyFlags) check() error {
 	if f.replicas < 0 || f.replicas > maxReplicas {
 		return usageErr("--replicas: expected 0 (the target's own count) to %d, got %d", maxReplicas, f.replicas)
+	}
+	if f.parallel < 1 || f.parallel > maxParallel {
+		return usageErr("--parallel: expected 1 to %d examples in flight, got %d", maxParallel, f.parallel)
 	}
 	if err := checkSeed(f.seed); err != nil {
 		return err

@@ -163,8 +163,8 @@ func (g *gatewayCtl) release(holdID string) error {
 func (g *gatewayCtl) Holds(ctx context.Context) ([]gatewaysim.Hold, error) { return g.c.Holds(ctx) }
 
 // SetIdempotency switches the container's idempotency.
-func (g *gatewayCtl) SetIdempotency(ctx context.Context, on bool) error {
-	return g.c.SetIdempotency(ctx, on)
+func (g *gatewayCtl) SetIdempotency(ctx context.Context, order string, on bool) error {
+	return g.c.SetIdempotency(ctx, order, on)
 }
 
 // ReleaseAll releases every hold.
