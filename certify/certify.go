@@ -157,11 +157,6 @@ func families(names []string) ([]scenarios.Family, error) {
 
 func environment(ctx context.Context, tg *target.Target, opts Options) (harness.Env, func(), error) {
 	if opts.Env != nil {
-		// A reused environment's gateway starts like a new one: no
-		// idempotency but for the orders that ask for it (GatewayConfig).
-		if err := opts.Env.GatewayController().SetIdempotency(ctx, "", false); err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
-		}
 		return opts.Env, func() {}, nil
 	}
 	launch := opts.Launch

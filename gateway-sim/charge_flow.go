@@ -54,7 +54,7 @@ func (s *Sim) admit(w http.ResponseWriter, r *http.Request) (*attempt, *response
 	if err != nil {
 		return a, errorResponse(asAPIError(err))
 	}
-	if !s.idempotent(a.req.orderID()) {
+	if !s.idempotent() {
 		a.key = ""
 	}
 	return a, nil

@@ -94,12 +94,6 @@ func (c *Client) LastSeq(ctx context.Context) (int64, error) {
 	return out.Seq, err
 }
 
-// SetIdempotency calls PUT /_sim/idempotency for every order (order "")
-// or for one.
-func (c *Client) SetIdempotency(ctx context.Context, order string, on bool) error {
-	return c.do(ctx, http.MethodPut, "/_sim/idempotency", idempotencyJSON{Enabled: &on, OrderID: order}, nil)
-}
-
 // Reset calls POST /_sim/reset.
 func (c *Client) Reset(ctx context.Context) error {
 	return c.do(ctx, http.MethodPost, "/_sim/reset", nil, nil)

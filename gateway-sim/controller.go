@@ -38,9 +38,6 @@ type Controller interface {
 	// RemoveFault uninstalls a rule; an id already spent or removed is
 	// not an error.
 	RemoveFault(id string) error
-	// SetIdempotency switches the gateway's idempotency on or off, for
-	// every order (order "") or for one order.
-	SetIdempotency(ctx context.Context, order string, on bool) error
 }
 
 // Local is the Controller of an in-process simulator.
@@ -53,10 +50,6 @@ func (l local) LastSeq(context.Context) (int64, error)            { return l.s.L
 func (l local) Ledger(context.Context) ([]Charge, error)          { return l.s.Ledger(), nil }
 func (l local) ReleaseAll() error                                 { l.s.ReleaseAll(); return nil }
 func (l local) Holds(context.Context) ([]Hold, error)             { return l.s.Holds(), nil }
-func (l local) SetIdempotency(_ context.Context, order string, on bool) error {
-	l.s.SetIdempotency(order, on)
-	return nil
-}
 
 func (l local) Release(holdID string) error {
 	if holdID == "" {

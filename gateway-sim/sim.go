@@ -54,9 +54,6 @@ type Sim struct {
 	mux     *http.ServeMux
 	events  *eventLog
 	reqSeq  atomic.Int64 // Request-Id counter
-	noIdem  atomic.Bool  // Config.NoIdempotency, switchable at run time
-	idemMu  sync.Mutex
-	idemFor map[string]bool // per-order override of noIdem
 	closeMu sync.Once
 
 	mu        sync.Mutex
@@ -84,41 +81,12 @@ func New(cfg Config) *Sim {
 		idRand:    newRand(cfg.Seed, streamIDs),
 		faultRand: newRand(cfg.Seed, streamFaults),
 	}
-	s.noIdem.Store(cfg.NoIdempotency)
 	s.mux = s.routes()
 	return s
 }
 
-// SetIdempotency switches the gateway's idempotency on or off from the
-// next request on, for every order (order "") or for one order, which
-// then keeps its own setting. A harness plays the examples that must see
-// a server's own lock against a gateway without idempotency, and crash
-// examples, whose correct servers re-send their own request, against one
-// that replays (as Stripe does), at the same time. Keys stored before
-// stay stored.
-func (s *Sim) SetIdempotency(order string, on bool) {
-	if order == "" {
-		s.noIdem.Store(!on)
-		return
-	}
-	s.idemMu.Lock()
-	defer s.idemMu.Unlock()
-	if s.idemFor == nil {
-		s.idemFor = map[string]bool{}
-	}
-	s.idemFor[order] = on
-}
-
-// idempotent says whether requests for order honour Idempotency-Key.
-func (s *Sim) idempotent(order string) bool {
-	s.idemMu.Lock()
-	on, set := s.idemFor[order]
-	s.idemMu.Unlock()
-	if set {
-		return on
-	}
-	return !s.noIdem.Load()
-}
+// idempotent says whether the gateway honours Idempotency-Key.
+func (s *Sim) idempotent() bool { return !s.cfg.NoIdempotency }
 
 // Handler serves the Stripe subset (/v1/charges...) and the control API
 // (/_sim/...). Mount it on any server; httptest.NewServer(sim.Handler()) is

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 )
@@ -23,7 +22,6 @@ func (s *Sim) simRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /_sim/holds", s.simHolds)
 	mux.HandleFunc("GET /_sim/events", s.simEvents)
 	mux.HandleFunc("GET /_sim/seq", s.simSeq)
-	mux.HandleFunc("PUT /_sim/idempotency", s.simIdempotency)
 	mux.HandleFunc("/_sim/", s.simUnknown)
 }
 
@@ -158,22 +156,4 @@ type seqJSON struct {
 
 func (s *Sim) simSeq(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, seqJSON{Seq: s.LastSeq()})
-}
-
-// idempotencyJSON is the body of PUT /_sim/idempotency.
-type idempotencyJSON struct {
-	Enabled *bool  `json:"enabled"`
-	OrderID string `json:"order_id,omitempty"` // "" = every order
-}
-
-func (s *Sim) simIdempotency(w http.ResponseWriter, r *http.Request) {
-	var body idempotencyJSON
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil || body.Enabled == nil {
-		writeSimError(w, fmt.Errorf("body: expected {\"enabled\": true|false, \"order_id\": optional}"))
-		return
-	}
-	s.SetIdempotency(body.OrderID, *body.Enabled)
-	w.WriteHeader(http.StatusNoContent)
 }

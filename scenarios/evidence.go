@@ -22,21 +22,11 @@ type played struct {
 }
 
 // own marks a real order as this example's: the run's reconciliation
-// attributes every charge for it here. The first time, it sets the
-// gateway's idempotency for the order as the example's family needs it
-// (Family.GatewayReplays): examples with and without it share one gateway.
-func (p *play) own(ctx context.Context, order string) error {
+// attributes every charge for it here.
+func (p *play) own(order string) {
 	p.mu.Lock()
-	seen := p.orders[order]
 	p.orders[order] = true
 	p.mu.Unlock()
-	if !seen {
-		fam, err := FamilyByName(p.sc.Family)
-		replays := err == nil && fam.GatewayReplays
-		if err := p.r.Env.GatewayController().SetIdempotency(ctx, order, replays); err != nil {
-			return fmt.Errorf("gateway idempotency for %s: %w", order, err)
-		}
-	}
 	p.r.mu.Lock()
 	defer p.r.mu.Unlock()
 	if p.r.owned == nil {
@@ -45,7 +35,6 @@ func (p *play) own(ctx context.Context, order string) error {
 	if _, taken := p.r.owned[order]; !taken {
 		p.r.owned[order] = nil // sent, not judged yet
 	}
-	return nil
 }
 
 // evidence waits until the ledger feed has caught up with the gateway

@@ -6,17 +6,17 @@ import (
 )
 
 // GatewayConfig is the gateway simulator's configuration for tg (issue
-// 11, item 5). Its key TTL is compressed with the target's test-mode
-// policy (target.Policy.GatewayKeyTTL) instead of Stripe's fixed 24h,
-// which would absorb every late retry that a server forwards as its own
-// key. Its idempotency is off: a server that passes the client's key to
-// the gateway instead of holding a lock of its own charges twice, and the
-// ledger shows it. The runner switches it on for each order of a family
-// whose correct servers re-send their own request after a crash
-// (Family.GatewayReplays), as Stripe lets them. The caller sets Seed and
-// Logger; everything else is here.
+// 11, item 5). The gateway remembers keys as Stripe does, for a key TTL
+// compressed like the target's own (target.Policy.GatewayKeyTTL: the TTL a
+// target declares in test mode stands for Stripe's 24h), so that a server
+// that lets the gateway's idempotency stand in for its own store is seen
+// double-charging a late retry inside its promise; the server learns the
+// gateway's key TTL from GATEWAY_KEY_TTL ({{.GatewayKeyTTL}}). A correct
+// server may re-send its own request to learn what the gateway decided
+// (docs/protocol.md), which needs a gateway that replays. The caller sets
+// Seed and Logger; everything else is here.
 func GatewayConfig(tg *target.Target) gatewaysim.Config {
-	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL(), NoIdempotency: true}
+	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL()}
 }
 
 // CheckFamilies refuses a target that one of the named families cannot

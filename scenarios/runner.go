@@ -199,9 +199,7 @@ func (p *play) send(ctx context.Context, s Send) error {
 		orders = append(orders, o) // a mutated body may name another order
 	}
 	for _, o := range orders {
-		if err := p.own(ctx, o); err != nil {
-			return err
-		}
+		p.own(o)
 	}
 	if !s.Async {
 		p.do(ctx, req)

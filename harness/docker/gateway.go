@@ -162,11 +162,6 @@ func (g *gatewayCtl) release(holdID string) error {
 // Holds lists the container's withheld responses.
 func (g *gatewayCtl) Holds(ctx context.Context) ([]gatewaysim.Hold, error) { return g.c.Holds(ctx) }
 
-// SetIdempotency switches the container's idempotency.
-func (g *gatewayCtl) SetIdempotency(ctx context.Context, order string, on bool) error {
-	return g.c.SetIdempotency(ctx, order, on)
-}
-
 // ReleaseAll releases every hold.
 func (g *gatewayCtl) ReleaseAll() error { return g.release("") }
 

@@ -33,9 +33,6 @@ type checkThenAct struct {
 	gw    *reference.Gateway
 	log   *slog.Logger
 	ready chan struct{}
-	// requestID is the gateway Idempotency-Key of a request (default: a
-	// fresh id per attempt).
-	requestID func(req *reference.ChargeRequest) string
 }
 
 func newCheckThenAct(cfg reference.Config) (*checkThenAct, error) {
@@ -77,9 +74,6 @@ func (n *checkThenAct) charge(ctx context.Context, req *reference.ChargeRequest)
 	// The bug: nothing holds the key between the SELECT above and the
 	// INSERT below, while the gateway call takes hundreds of milliseconds.
 	id := newID("req_")
-	if n.requestID != nil {
-		id = n.requestID(req)
-	}
 	out := n.gw.Charge(ctx, reference.GatewayRequest{RequestID: id, ChargeParams: req.Params})
 	if !out.Definitive() {
 		return gatewayUnknown(out)
