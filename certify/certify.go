@@ -219,10 +219,12 @@ func finish(rep *reports.Report, start time.Time, ctx context.Context, err error
 	rep.Verdict = reports.OverallVerdict(rep)
 }
 
-// familyRun is one family's outcome with its counterexample.
+// familyRun is one family's outcome with its counterexample and the
+// failing examples whose violations the report shows.
 type familyRun struct {
 	reports.FamilyResult
-	fail *scenarios.Example
+	fail     *scenarios.Example
+	evidence []reports.Violation
 }
 
 func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, index int, share time.Duration, opts Options) (familyRun, checker.Result) {
@@ -244,7 +246,7 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 	seed := opts.Seed + uint64(index)<<32 + uint64(opts.ShardIndex-1)
 	seeds, failSeed, err := scenarios.Search(ctx, prop, seed, uint64(opts.ShardCount), share, shrink)
 	res := agg.result()
-	fr := familyRun{FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level, Verdict: string(res.Verdict),
+	fr := familyRun{evidence: agg.evidence, FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level, Verdict: string(res.Verdict),
 		Scenarios: agg.count(), Seeds: seeds, FailSeed: failSeed, Duration: reports.Duration(time.Since(start)),
 		FirstFailure: reports.Duration(agg.firstFail)}}
 	if err != nil {
@@ -281,7 +283,16 @@ type aggregate struct {
 	mu         sync.Mutex
 	results    []checker.Result
 	violations int
+	// evidence is up to maxEvidence violations per check, each with the
+	// history of the example it was found in, so that a report draws
+	// every violation over its own ops and charges.
+	evidence []reports.Violation
+	shown    map[string]int
 }
+
+// maxEvidence is how many violations of one check a report shows besides
+// the shrunk counterexample's.
+const maxEvidence = 3
 
 func (a *aggregate) add(ex scenarios.Example) (examples, violations int) {
 	a.mu.Lock()
@@ -293,7 +304,26 @@ func (a *aggregate) add(ex scenarios.Example) (examples, violations int) {
 			a.firstFail = time.Since(a.start)
 		}
 	}
+	a.keep(ex)
 	return len(a.results), a.violations
+}
+
+// keep records ex's violations of each check not yet shown maxEvidence
+// times, tagged with ex's source as checker.Merge tags them.
+func (a *aggregate) keep(ex scenarios.Example) {
+	if a.shown == nil {
+		a.shown = map[string]int{}
+	}
+	for _, c := range ex.Result.Checks {
+		for _, v := range c.Violations {
+			if a.shown[c.ID] >= maxEvidence {
+				break
+			}
+			a.shown[c.ID]++
+			v.Source = cmp.Or(v.Source, ex.Result.Source)
+			a.evidence = append(a.evidence, reports.Violation{Violation: v, History: ex.History})
+		}
+	}
 }
 
 func (a *aggregate) failures() int {
@@ -316,7 +346,8 @@ func (a *aggregate) result() checker.Result {
 
 // addFamily adds a family's checks and evidence to the report: the shrunk
 // counterexample's violations, replayable from its incident file, and up
-// to three examples of every other non-PASS check, replayable by seed.
+// to three examples of every other non-PASS check, replayable by seed;
+// each violation carries the history of the example it was found in.
 func addFamily(rep *reports.Report, fr familyRun, res checker.Result) {
 	shown := map[string]int{}
 	if fr.fail != nil {
@@ -324,29 +355,33 @@ func addFamily(rep *reports.Report, fr familyRun, res checker.Result) {
 		replay := fmt.Sprintf("idemcheck replay %s --target %s", cmp.Or(fr.Incident, "<incident.yaml>"), targetArg(rep))
 		for _, c := range fr.fail.Result.Checks {
 			for _, v := range c.Violations {
-				rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: fr.Name, Replay: replay})
+				rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: fr.Name, Replay: replay, History: fr.fail.History})
 				shown[c.ID]++
 			}
 		}
 	}
-	replay := fmt.Sprintf("idemcheck run %s --target %s --seed %d", fr.Name, targetArg(rep), rep.Seed)
 	for _, c := range res.Checks {
 		rep.Checks = append(rep.Checks, reports.Check{ID: c.ID, Name: c.Name, Family: fr.Name, Level: c.Level, Verdict: string(c.Verdict), Exercised: c.Exercised, Note: c.Note})
-		for _, v := range c.Violations {
-			if shown[c.ID] >= 3 {
-				break
-			}
-			shown[c.ID]++
-			rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: fr.Name, Replay: replay})
+	}
+	replay := fmt.Sprintf("idemcheck run %s --target %s --seed %d", fr.Name, targetArg(rep), rep.Seed)
+	for _, v := range fr.evidence {
+		if shown[v.Invariant] >= maxEvidence {
+			continue
 		}
+		shown[v.Invariant]++
+		v.Family, v.Replay = fr.Name, replay
+		rep.Violations = append(rep.Violations, v)
 	}
 }
 
+// targetArg is how a replay command names the target, with --docker when
+// the run was in containers.
 func targetArg(rep *reports.Report) string {
-	if rep.TargetFile != "" {
-		return rep.TargetFile
+	arg := cmp.Or(rep.TargetFile, rep.Target)
+	if rep.Mode == "docker" {
+		arg += " --docker"
 	}
-	return rep.Target
+	return arg
 }
 
 // writeIncident writes a failing family's shrunk counterexample as an

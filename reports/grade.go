@@ -49,6 +49,20 @@ func gradeClass(grade string) string {
 	return "unknown"
 }
 
+// VerdictWord is how a run's verdict ("pass", "fail", "unknown") reads
+// everywhere a person sees it: PASS, FAILED, UNKNOWN, the same words as a
+// check's verdicts, so that a summary, a badge and a terminal never say
+// FAIL where the checks table says FAILED.
+func VerdictWord(v string) string {
+	switch verdictClass(v) {
+	case "pass":
+		return string(checker.Pass)
+	case "fail":
+		return string(checker.Failed)
+	}
+	return string(checker.Unknown)
+}
+
 // verdictClass is the CSS class of the run's verdict badge: pass, fail or
 // unknown; anything else is unknown, never success.
 func verdictClass(v string) string {

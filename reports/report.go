@@ -80,6 +80,13 @@ type Violation struct {
 	checker.Violation
 	Family string `json:"family"`
 	Replay string `json:"replay"` // the exact command that replays it
+	// History is the recorded example this violation was found in: the
+	// ops, charges and faults its ids refer to. Two examples reuse op ids
+	// and have different charges, so a violation is drawn over its own
+	// history only, never over another example's. WriteAll writes it
+	// beside report.json (HistoryFile) and ReadDir loads it back.
+	History     *history.History `json:"-"`
+	HistoryFile string           `json:"history,omitempty"`
 }
 
 // Duration marshals as a Go duration string ("1m3.5s") in JSON.
