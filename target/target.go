@@ -35,8 +35,10 @@ type Target struct {
 	// Tenants are bearer tokens, one per tenant (default tenant_a, tenant_b).
 	Tenants []string `yaml:"tenants"`
 
-	// File is where the target was loaded from ("" for built-ins).
+	// File is where the target was loaded from ("" for built-ins); Dir is
+	// its folder, absolute, against which Load resolved relative paths.
 	File string `yaml:"-"`
+	Dir  string `yaml:"-"`
 }
 
 // Start is the command line and environment of one replica.
@@ -91,6 +93,7 @@ type Vars struct {
 	TTL           time.Duration
 	MaxWait       time.Duration
 	WorkDir       string // a scratch directory for this replica
+	TargetDir     string // the target file's folder (Render fills it from Target.Dir)
 }
 
 // Rendered is a Start with every template executed.
@@ -104,6 +107,9 @@ type Rendered struct {
 // Render executes the Start templates for one replica.
 func (t *Target) Render(v Vars) (Rendered, error) {
 	var r Rendered
+	if v.TargetDir == "" {
+		v.TargetDir = t.Dir
+	}
 	var err error
 	if r.Command, err = expand("start.command", t.Start.Command, v); err != nil {
 		return r, err

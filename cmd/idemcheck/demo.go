@@ -80,10 +80,9 @@ func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64
 	return demoLine(rep, paths), rep.Verdict == want, nil
 }
 
-// verdictWord is how a report's verdict reads in a summary line.
-func verdictWord(v string) string {
-	return map[string]string{"pass": "PASS", "fail": "FAILED", "unknown": "UNKNOWN"}[v]
-}
+// verdictWord is how a report's verdict reads in a summary line: the
+// same word as in every report file.
+func verdictWord(v string) string { return reports.VerdictWord(v) }
 
 func demoLine(rep *reports.Report, paths reports.Paths) string {
 	var failed []string
