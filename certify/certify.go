@@ -50,6 +50,10 @@ type Options struct {
 	// mode passes its own, and Mode says which ("process" or "docker").
 	Launch Launcher
 	Mode   string
+	// LogDir keeps the replicas' and the environment's logs (replicaN.log,
+	// toxiproxy.log) after the run, so errors can name a file that still
+	// exists; "" = a temporary folder, removed at the end.
+	LogDir string
 }
 
 // Env is an environment certify can run families in: replicas as
@@ -68,7 +72,7 @@ type Launcher func(ctx context.Context, tg *target.Target, opts Options) (Env, e
 // StartProcesses runs the target's replicas as child processes next to an
 // in-process gateway simulator and toxiproxy.
 func StartProcesses(ctx context.Context, tg *target.Target, opts Options) (Env, error) {
-	env, err := harness.Start(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas})
+	env, err := harness.Start(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas, WorkDir: opts.LogDir})
 	if err != nil {
 		return nil, err
 	}

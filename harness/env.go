@@ -17,6 +17,7 @@ import (
 
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/internal/leftovers"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -135,7 +136,7 @@ func (e *Env) makeWorkDir() error {
 		return fmt.Errorf("work dir: %w", err)
 	}
 	e.workDir, e.ownDir = dir, true
-	return nil
+	return leftovers.Mark(dir) // a later run removes it if this one is killed
 }
 
 func (e *Env) needsPostgres() bool { return e.target.NeedsPostgres() }

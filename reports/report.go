@@ -37,6 +37,9 @@ type Report struct {
 	Violations []Violation       `json:"violations"`
 	Coverage   checker.Coverage  `json:"coverage"`
 	Env        map[string]string `json:"environment"` // versions: go, postgres, idemcheck, os
+	// Logs are the replica and environment logs kept beside the report
+	// (LogsDir); WriteAll finds them.
+	Logs []LogFile `json:"logs,omitempty"`
 
 	// Counterexamples are the minimal failing histories, one per failing
 	// family, kept for the timeline drawing; report.json links them by

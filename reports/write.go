@@ -53,6 +53,9 @@ func WriteAll(dir string, r *Report) (Paths, error) {
 	p := Paths{Dir: dir, Histories: map[string]string{}}
 	errs := writeHistories(dir, r, p.Histories)
 	linked := linkHistories(r, p.Histories)
+	if logs := collectLogs(dir); len(logs) > 0 {
+		linked.Logs = logs
+	}
 	errs = append(errs, writeViolationHistories(dir, linked)...)
 	for _, d := range documents(linked) {
 		path := filepath.Join(dir, d.name)
