@@ -259,3 +259,13 @@ func assertOwnEvidence(t *testing.T, r *reports.Report) {
 		}
 	}
 }
+
+// TestReports_NotesCondensedIDs: parts that differ only in their ids
+// become one, saying how many it stands for.
+func TestReports_NotesCondensedIDs(t *testing.T) {
+	note := "judged 2 succeeded charges over 9 orders; charged again outside every promise: ch_Wq7 (ord_a1_oa); charged again outside every promise: ch_Zx9 (ord_b2_oa)"
+	want := "judged 2 succeeded charges over 9 orders; charged again outside every promise: ch_Wq7 (ord_a1_oa) (and 1 more like it)"
+	if got := reports.CondenseNote(note); got != want {
+		t.Errorf("CondenseNote:\n got %q\nwant %q", got, want)
+	}
+}

@@ -1,14 +1,16 @@
 package reports
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// number matches the counts and constants inside a check's note.
-var number = regexp.MustCompile(`\d+(?:\.\d+)?`)
+// number matches the counts, constants and ids inside a check's note:
+// every word with a digit in it (12, 0.5, 1s, ch_3Pq, ord_9c_o0).
+var number = regexp.MustCompile(`[\w.]*\d[\w.]*`)
 
 // CondenseNote shortens a check's note as merged over many examples
 // ("judged 2 definitive answers; judged 9 definitive answers; ..."): parts
@@ -40,7 +42,8 @@ func CondenseNote(note string) string {
 
 // combine folds parts of one shape into one: each number position kept
 // when all parts agree, summed when they are integers that differ, shown
-// as a range otherwise.
+// as a range when they are other numbers; differing ids (ch_1, ch_2) show
+// the first, and the part says how many it stands for.
 func combine(parts []string) string {
 	if len(parts) == 1 {
 		return parts[0]
@@ -49,31 +52,51 @@ func combine(parts []string) string {
 	for i, p := range parts {
 		nums[i] = number.FindAllString(p, -1)
 	}
-	pos := 0
-	return number.ReplaceAllStringFunc(parts[0], func(string) string {
+	pos, ids := 0, false
+	out := number.ReplaceAllStringFunc(parts[0], func(string) string {
 		col := make([]string, len(parts))
 		for i := range parts {
 			col[i] = nums[i][pos]
 		}
 		pos++
-		return fold(col)
+		v, id := fold(col)
+		ids = ids || id
+		return v
 	})
+	if ids {
+		out += fmt.Sprintf(" (and %d more like it)", len(parts)-1)
+	}
+	return out
 }
 
-// fold is one number position over every part.
-func fold(col []string) string {
+// fold is one position over every part; id reports that the values were
+// ids and only the first is shown.
+func fold(col []string) (v string, id bool) {
 	if len(slices.Compact(slices.Clone(col))) == 1 {
-		return col[0]
+		return col[0], false
 	}
 	sum := 0
 	for _, s := range col {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			return numRange(col)
+			if numeric(col) {
+				return numRange(col), false
+			}
+			return col[0], true
 		}
 		sum += n
 	}
-	return strconv.Itoa(sum)
+	return strconv.Itoa(sum), false
+}
+
+// numeric reports whether every value is a decimal number.
+func numeric(col []string) bool {
+	for _, s := range col {
+		if _, err := strconv.ParseFloat(s, 64); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // numRange is "lo–hi" of decimal numbers.
