@@ -3,7 +3,7 @@ GO       ?= go
 PKGS     ?= ./...
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 
-.PHONY: all build demo test fmt-check vet race bench soak regression images clean
+.PHONY: all build demo test fmt-check vet lint-workflows race bench soak regression images clean
 
 all: build
 
@@ -13,7 +13,7 @@ build:
 demo: build
 	./bin/idemcheck demo
 
-test: fmt-check vet race
+test: fmt-check vet lint-workflows race
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -24,6 +24,12 @@ vet:
 
 # One package at a time: the integration tests start PostgreSQL, toxiproxy
 # and replicas, and timing-sensitive faults on 2 cores need the cores.
+# The GitHub workflows, checked by actionlint at a pinned version (fetched
+# through the Go module proxy on first use).
+ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+lint-workflows:
+	$(GO) run $(ACTIONLINT) .github/workflows/*.yml
+
 race:
 	$(GO) test -race -p 1 -timeout 25m $(PKGS)
 

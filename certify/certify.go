@@ -52,6 +52,10 @@ type Options struct {
 	// mode passes docker.Launch, and Mode says which ("process" or "docker").
 	Launch harness.Launcher
 	Mode   string
+	// LogDir keeps the replicas' and the environment's logs (replicaN.log,
+	// toxiproxy.log) after the run, so errors can name a file that still
+	// exists; "" = a temporary folder, removed at the end.
+	LogDir string
 }
 
 // Progress is reported after every example, for progress bars.
@@ -163,7 +167,7 @@ func environment(ctx context.Context, tg *target.Target, opts Options) (harness.
 	if launch == nil {
 		launch = process.Launch
 	}
-	env, err := launch(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas,
+	env, err := launch(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas, WorkDir: opts.LogDir,
 		Gateway: scenarios.GatewayConfig(tg)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
@@ -211,7 +215,8 @@ func finish(rep *reports.Report, start time.Time, ctx context.Context, err error
 	rep.Verdict = reports.OverallVerdict(rep)
 }
 
-// familyRun is one family's outcome with its counterexample.
+// familyRun is one family's outcome with its counterexample and the
+// failing examples whose violations the report shows.
 type familyRun struct {
 	reports.FamilyResult
 	fail *scenarios.Example
@@ -247,7 +252,7 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 	budget := time.Until(deadline)
 	agg := &aggregate{start: start}
 	prop := &scenarios.Property{Runner: r, Family: fam, Replicas: r.Env.Replicas(), Ctx: ctx, OnExample: func(ex scenarios.Example) {
-		n, v := agg.add(ex.Result)
+		n, v := agg.add(ex)
 		if opts.Progress != nil {
 			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget})
 		}
@@ -319,19 +324,57 @@ type aggregate struct {
 	mu         sync.Mutex
 	results    []checker.Result
 	violations int
+	// evidence is up to maxEvidence violations per check, each with the
+	// history of the example it was found in, so that a report draws
+	// every violation over its own ops and charges.
+	evidence []reports.Violation
+	shown    map[string]int
 }
 
-func (a *aggregate) add(res checker.Result) (examples, violations int) {
+// maxEvidence is how many violations of one check a report shows besides
+// the shrunk counterexample's.
+const maxEvidence = 3
+
+func (a *aggregate) add(ex scenarios.Example) (examples, violations int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.results = append(a.results, res)
-	if res.Failed() {
+	a.results = append(a.results, ex.Result)
+	if ex.Failed() {
 		a.violations++
 		if a.violations == 1 {
 			a.firstFail = time.Since(a.start)
 		}
 	}
+	a.keep(ex)
 	return len(a.results), a.violations
+}
+
+// keep records ex's violations of each check not yet shown maxEvidence
+// times, tagged with ex's source as checker.Merge tags them.
+func (a *aggregate) keep(ex scenarios.Example) {
+	if a.shown == nil {
+		a.shown = map[string]int{}
+	}
+	for _, c := range ex.Result.Checks {
+		for _, v := range c.Violations {
+			if a.shown[c.ID] >= maxEvidence {
+				break
+			}
+			a.shown[c.ID]++
+			v.Source = cmp.Or(v.Source, ex.Result.Source)
+			a.evidence = append(a.evidence, reports.Violation{Violation: v, History: ex.History})
+		}
+	}
+}
+
+// kept is the evidence kept so far (none for a family that did not run).
+func (a *aggregate) kept() []reports.Violation {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]reports.Violation(nil), a.evidence...)
 }
 
 func (a *aggregate) failures() int {
@@ -354,7 +397,8 @@ func (a *aggregate) result() checker.Result {
 
 // addFamily adds a family's checks and evidence to the report: the shrunk
 // counterexample's violations, replayable from its incident file, and up
-// to three examples of every other non-PASS check, replayable by seed.
+// to three examples of every other non-PASS check, replayable by seed;
+// each violation carries the history of the example it was found in.
 func addFamily(rep *reports.Report, fr *familyRun, res checker.Result) {
 	shown := map[string]int{}
 	if fr.fail != nil {
@@ -362,29 +406,33 @@ func addFamily(rep *reports.Report, fr *familyRun, res checker.Result) {
 		replay := fmt.Sprintf("idemcheck replay %s --target %s", cmp.Or(fr.Incident, "<incident.yaml>"), targetArg(rep))
 		for _, c := range fr.fail.Result.Checks {
 			for _, v := range c.Violations {
-				rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: fr.Name, Replay: replay})
+				rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: fr.Name, Replay: replay, History: fr.fail.History})
 				shown[c.ID]++
 			}
 		}
 	}
-	replay := fmt.Sprintf("idemcheck run %s --target %s --seed %d", fr.Name, targetArg(rep), rep.Seed)
 	for _, c := range res.Checks {
 		rep.Checks = append(rep.Checks, reports.Check{ID: c.ID, Name: c.Name, Family: fr.Name, Level: c.Level, Verdict: string(c.Verdict), Exercised: c.Exercised, Note: c.Note})
-		for _, v := range c.Violations {
-			if shown[c.ID] >= 3 {
-				break
-			}
-			shown[c.ID]++
-			rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: fr.Name, Replay: replay})
+	}
+	replay := fmt.Sprintf("idemcheck run %s --target %s --seed %d", fr.Name, targetArg(rep), rep.Seed)
+	for _, v := range fr.agg.kept() {
+		if shown[v.Invariant] >= maxEvidence {
+			continue
 		}
+		shown[v.Invariant]++
+		v.Family, v.Replay = fr.Name, replay
+		rep.Violations = append(rep.Violations, v)
 	}
 }
 
+// targetArg is how a replay command names the target, with --docker when
+// the run was in containers.
 func targetArg(rep *reports.Report) string {
-	if rep.TargetFile != "" {
-		return rep.TargetFile
+	arg := cmp.Or(rep.TargetFile, rep.Target)
+	if rep.Mode == "docker" {
+		arg += " --docker"
 	}
-	return rep.Target
+	return arg
 }
 
 // writeIncident writes a failing family's shrunk counterexample as an

@@ -35,7 +35,7 @@ func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) erro
 			continue
 		}
 		ex := &scenarios.Example{Scenario: late.Scenario, History: late.History, Result: checker.Check(late.History)}
-		fr.agg.add(ex.Result)
+		fr.agg.add(*ex)
 		if ex.Failed() && fr.fail == nil {
 			fr.setFailure(ex)
 		}

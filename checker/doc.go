@@ -1,8 +1,8 @@
 // Package checker judges a recorded history (package history) against the
-// invariants of DESIGN.md §3 and certifies a level (§5). It is pure: history
-// in, verdicts out. It reads no clock, does no I/O, draws no random number,
-// and the same history always gives the same Result, whatever the order of
-// its records.
+// invariants of the charge protocol (docs/protocol.md §6) and certifies a
+// level (§7). It is pure: history in, verdicts out. It reads no clock, does
+// no I/O, draws no random number, and the same history always gives the
+// same Result, whatever the order of its records.
 //
 // # API
 //

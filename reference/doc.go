@@ -1,5 +1,5 @@
 // Package reference is idemcheck's reference idempotency server: the charge
-// protocol of DESIGN.md §2 on PostgreSQL (pgx), charging through a
+// protocol of docs/protocol.md on PostgreSQL (pgx), charging through a
 // Stripe-like gateway. It shows what correct looks like, proves the harness
 // raises no false alarms, and is meant to be copied. README.md has the state
 // machine, the dedupe window and the failure handling in prose.

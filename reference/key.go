@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// MaxKeyLen is the longest idempotency key accepted, in bytes (DESIGN.md §2).
+// MaxKeyLen is the longest idempotency key accepted, in bytes (docs/protocol.md §1).
 const MaxKeyLen = 255
 
 // maxTokenLen bounds the bearer token; longer is treated as malformed.

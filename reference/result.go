@@ -19,7 +19,7 @@ type Result struct {
 // Succeeded reports whether the result is a charge.
 func (r Result) Succeeded() bool { return r.Status >= 200 && r.Status < 300 }
 
-// ChargeBody is the success body of DESIGN.md §2.
+// ChargeBody is the success body of docs/protocol.md §2.
 type ChargeBody struct {
 	ID       string `json:"id"`
 	Status   string `json:"status"`

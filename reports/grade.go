@@ -7,7 +7,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 )
 
-// levelNames are DESIGN.md §5's level names, shown beside the level badge.
+// levelNames are the level names of docs/protocol.md §7, shown beside the level badge.
 var levelNames = map[string]string{
 	"L0": "not certified",
 	"L1": "retry-safe",
@@ -33,7 +33,7 @@ func (c Check) Grade() string {
 }
 
 // Failing reports whether the check fails the run under strict: FAILED
-// always, NON-STRICT only with --strict (DESIGN.md §6).
+// always, NON-STRICT only with --strict (docs/protocol.md §7).
 func (c Check) Failing(strict bool) bool {
 	return c.Verdict == string(checker.Failed) || strict && c.Verdict == string(checker.NonStrict)
 }
@@ -47,6 +47,20 @@ func gradeClass(grade string) string {
 		return strings.ReplaceAll(strings.ToLower(grade), " ", "-")
 	}
 	return "unknown"
+}
+
+// VerdictWord is how a run's verdict ("pass", "fail", "unknown") reads
+// everywhere a person sees it: PASS, FAILED, UNKNOWN, the same words as a
+// check's verdicts, so that a summary, a badge and a terminal never say
+// FAIL where the checks table says FAILED.
+func VerdictWord(v string) string {
+	switch verdictClass(v) {
+	case "pass":
+		return string(checker.Pass)
+	case "fail":
+		return string(checker.Failed)
+	}
+	return string(checker.Unknown)
 }
 
 // verdictClass is the CSS class of the run's verdict badge: pass, fail or

@@ -42,7 +42,7 @@ func px(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 // that replays it. It is a pure function of r: the same report renders
 // byte for byte the same page.
 func WriteHTML(w io.Writer, r *Report) error {
-	page, err := buildPage(r)
+	page, err := buildPage(condensed(r))
 	if err != nil {
 		return fmt.Errorf("write index.html: %w", err)
 	}
@@ -79,7 +79,7 @@ type familyView struct {
 
 // buildPage computes the page's view of r.
 func buildPage(r *Report) (*pageView, error) {
-	p := &pageView{R: r, Verdict: strings.ToUpper(verdictClass(r.Verdict)), VerdictClass: verdictClass(r.Verdict),
+	p := &pageView{R: r, Verdict: VerdictWord(r.Verdict), VerdictClass: verdictClass(r.Verdict),
 		LevelName: LevelName(r.Level), Budget: time.Duration(r.Budget).String(),
 		Duration: time.Duration(r.Duration).Round(time.Millisecond).String(), Summary: gradeSummary(r),
 		Env: pairs(r.Env), Coverage: coverageRows(r), Matrix: buildMatrix(r)}
@@ -233,10 +233,17 @@ func paramsText(p map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-// historyOf returns family's counterexample, or nil.
-func historyOf(r *Report, family string) *history.History {
-	if r.Counterexamples == nil {
+// historyOf returns the history v was found in: its own, else its
+// family's counterexample when v is one of that counterexample's own
+// violations (no Source: certify tags every violation of another example
+// with "family seed=N"), else nil: another example's history is never
+// drawn under v.
+func historyOf(r *Report, v Violation) *history.History {
+	if v.History != nil {
+		return v.History
+	}
+	if r.Counterexamples == nil || v.Source != "" {
 		return nil
 	}
-	return r.Counterexamples[family]
+	return r.Counterexamples[v.Family]
 }

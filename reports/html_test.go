@@ -68,7 +68,7 @@ func text(n *html.Node) string {
 
 func TestHTML_VerdictAndChecks(t *testing.T) {
 	_, doc := page(t, sampleReport())
-	if b := byID(doc, "verdict-badge"); b == nil || text(b) != "FAIL" || !hasClass(b, "fail") {
+	if b := byID(doc, "verdict-badge"); b == nil || text(b) != "FAILED" || !hasClass(b, "fail") {
 		t.Errorf("verdict badge wrong: %v", b)
 	}
 	if b := byID(doc, "level-badge"); b == nil || text(b) != "L0 not certified" {
@@ -198,7 +198,7 @@ func TestHTML_NoCounterexample(t *testing.T) {
 	r := sampleReport()
 	r.Counterexamples = nil
 	out, doc := page(t, r)
-	if byID(doc, "timeline-crash-window-1") != nil || !strings.Contains(out, "No counterexample history was recorded") {
+	if byID(doc, "timeline-crash-window-1") != nil || !strings.Contains(out, "No history was kept for this violation") {
 		t.Error("a violation without history should say so, not draw")
 	}
 }

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 
@@ -74,10 +75,11 @@ func buildViolation(r *Report, n int, v Violation) (violationView, error) {
 	vv := violationView{Violation: v, N: n, Anchor: fmt.Sprintf("violation-%d", n),
 		TimelineID: fmt.Sprintf("timeline-%s-%d", slug(v.Family), n),
 		CheckName:  checkName(r, v.Family, v.Invariant), Where: where(v), Events: events(v)}
-	if f := family(r, v.Family); f != nil {
+	h := historyOf(r, v)
+	if f := family(r, v.Family); f != nil && h != nil && h == r.Counterexamples[v.Family] {
 		vv.FailSeed, vv.Steps, vv.HistoryFile = f.FailSeed, f.Steps, f.History
 	}
-	h := historyOf(r, v.Family)
+	vv.HistoryFile = cmp.Or(v.HistoryFile, vv.HistoryFile)
 	if h == nil {
 		return vv, nil
 	}

@@ -31,9 +31,10 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 // normalize returns a shallow copy of r as it is written: stamped with
-// SchemaVersion, nil lists and maps made empty.
+// SchemaVersion, notes condensed (CondenseNote), nil lists and maps made
+// empty.
 func normalize(r *Report) *Report {
-	c := *r
+	c := *condensed(r)
 	c.SchemaVersion = SchemaVersion
 	if c.Families == nil {
 		c.Families = []FamilyResult{}
@@ -100,7 +101,38 @@ func ReadDir(dir string) (*Report, error) {
 			return nil, err
 		}
 	}
-	return rep, nil
+	return rep, loadViolationHistories(dir, rep)
+}
+
+// loadViolationHistories reads the history each violation links to, each
+// file once, so violations of one example share one *History.
+func loadViolationHistories(dir string, rep *Report) error {
+	loaded := map[string]*history.History{}
+	for _, f := range rep.Families {
+		if h := rep.Counterexamples[f.Name]; h != nil {
+			loaded[f.History] = h
+		}
+	}
+	for i := range rep.Violations {
+		v := &rep.Violations[i]
+		if v.HistoryFile == "" {
+			continue
+		}
+		if h, ok := loaded[v.HistoryFile]; ok {
+			v.History = h
+			continue
+		}
+		path := v.HistoryFile
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		h, err := history.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("violation %d: %w", i+1, err)
+		}
+		loaded[v.HistoryFile], v.History = h, h
+	}
+	return nil
 }
 
 // loadHistory reads fam's linked counterexample, if it has one.

@@ -43,13 +43,12 @@ type junitProperty struct {
 }
 
 type junitCase struct {
-	Classname string        `xml:"classname,attr"`
-	Name      string        `xml:"name,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure,omitempty"`
-	Error     *junitProblem `xml:"error,omitempty"`
-	Skipped   *junitProblem `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
+	Classname  string          `xml:"classname,attr"`
+	Name       string          `xml:"name,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Failure    *junitProblem   `xml:"failure,omitempty"`
+	Error      *junitProblem   `xml:"error,omitempty"`
 }
 
 // junitProblem is a <failure>, <error> or <skipped>: a one-line message
@@ -64,13 +63,16 @@ type junitProblem struct {
 // classname="family" name="ID name"> per check. FAILED is a <failure>
 // (type FAILED) carrying every violation's explanation and replay command,
 // and so is NON-STRICT under --strict; UNKNOWN is an <error>, because the
-// harness could not decide; a check never exercised is <skipped
-// message="not exercised"/>; NON-STRICT and INFORMATIONAL pass with a
-// <system-out> note. A run that did not complete adds a suite "idemcheck"
-// whose "run complete" case is an <error>, so that an interrupted run never
-// shows green in a CI test tab.
+// harness could not decide. Only those carry text: a passing case is one
+// line, so that a passing certification's junit.xml stays small. A check
+// never exercised passes with the property exercised=false (and is listed
+// in its suite's not_exercised property), not as <skipped>, since nothing
+// was skipped; NON-STRICT and INFORMATIONAL pass with the properties
+// verdict and note. A run that did not complete adds a suite "idemcheck"
+// whose "run complete" case is an <error>, so that an interrupted run
+// never shows green in a CI test tab.
 func WriteJUnit(w io.Writer, r *Report) error {
-	doc := junitDocument(r)
+	doc := junitDocument(condensed(r))
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write junit.xml: %w", err)
 	}
@@ -127,8 +129,6 @@ func (s *junitSuite) add(c junitCase) {
 		s.Failures++
 	case c.Error != nil:
 		s.Errors++
-	case c.Skipped != nil:
-		s.Skipped++
 	}
 }
 
@@ -142,6 +142,15 @@ func junitProperties(r *Report, fam string) []junitProperty {
 			props = append(props, junitProperty{"fail_seed", fmt.Sprint(f.FailSeed)})
 		}
 	}
+	var idle []string
+	for _, c := range checksOf(r, fam) {
+		if c.Grade() == "not exercised" {
+			idle = append(idle, c.ID)
+		}
+	}
+	if len(idle) > 0 {
+		props = append(props, junitProperty{"not_exercised", strings.Join(idle, ", ")})
+	}
 	return props
 }
 
@@ -153,10 +162,10 @@ func junitCheck(r *Report, c Check) junitCase {
 		tc.Failure = &junitProblem{Message: failureMessage(r, c), Type: c.Verdict, Text: failureText(r, c)}
 	case c.Verdict == string(checker.Unknown):
 		tc.Error = &junitProblem{Message: oneLine(cmp.Or(c.Note, "could not decide")), Type: c.Verdict, Text: c.Note}
-	case !c.Exercised:
-		tc.Skipped = &junitProblem{Message: "not exercised"}
-	default:
-		tc.SystemOut = passNote(c)
+	case c.Grade() == "not exercised":
+		tc.Properties = []junitProperty{{"exercised", "false"}}
+	case c.Verdict != string(checker.Pass):
+		tc.Properties = []junitProperty{{"verdict", c.Verdict}, {"note", oneLine(c.Note)}}
 	}
 	return tc
 }
@@ -197,15 +206,6 @@ func failureText(r *Report, c Check) string {
 		fmt.Fprintf(&b, "fail seed: %d\n", f.FailSeed)
 	}
 	return b.String()
-}
-
-// passNote is the <system-out> of a passing check: what the deviation was
-// for NON-STRICT and INFORMATIONAL, what was judged for PASS.
-func passNote(c Check) string {
-	if c.Verdict == string(checker.Pass) {
-		return c.Note
-	}
-	return strings.TrimSpace(c.Verdict + ": " + c.Note)
 }
 
 // junitIncomplete is the suite that marks an interrupted run.

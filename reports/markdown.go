@@ -27,6 +27,7 @@ var verdictIcons = map[string]string{
 // did not simply PASS, and one line per violation with its replay command
 // in backticks. index.html has the rest.
 func WriteMarkdown(w io.Writer, r *Report) error {
+	r = condensed(r)
 	var b strings.Builder
 	mdHeader(&b, r)
 	mdFamilies(&b, r)
@@ -42,7 +43,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 // and, for an interrupted run, a warning.
 func mdHeader(b *strings.Builder, r *Report) {
 	verdict := verdictClass(r.Verdict)
-	fmt.Fprintf(b, "### %s idemcheck %s: **%s**, level **%s**", verdictIcons[verdict], code(r.Target), strings.ToUpper(verdict), r.Level)
+	fmt.Fprintf(b, "### %s idemcheck %s: **%s**, level **%s**", verdictIcons[verdict], code(r.Target), VerdictWord(r.Verdict), r.Level)
 	if name := LevelName(r.Level); name != "" {
 		fmt.Fprintf(b, " (%s)", name)
 	}
@@ -90,7 +91,7 @@ func mdChecks(b *strings.Builder, r *Report) {
 		case "not exercised":
 			idle[c.Family] = append(idle[c.Family], c.ID)
 		default:
-			rows = append(rows, fmt.Sprintf("| %s | %s %s | %s %s | %s |", cell(c.Family), c.ID, cell(c.Name), verdictIcons[g], g, cell(clip(c.Note, 160))))
+			rows = append(rows, fmt.Sprintf("| %s | %s %s | %s %s | %s |", cell(c.Family), c.ID, cell(c.Name), verdictIcons[g], g, cell(c.Note)))
 		}
 	}
 	if len(rows) > 0 {

@@ -22,7 +22,7 @@ func markdown(t *testing.T, r *reports.Report) string {
 func TestMarkdown_VerdictTablesAndReplay(t *testing.T) {
 	md := markdown(t, sampleReport())
 	for _, want := range []string{
-		"### ❌ idemcheck `release-on-error`: **FAIL**, level **L0** (not certified)",
+		"### ❌ idemcheck `release-on-error`: **FAILED**, level **L0** (not certified)",
 		"| family | verdict | scenarios | seed |",
 		"| crash-window | ❌ FAILED | 81 | 34359738375 |",
 		"| family | check | verdict | note |",

@@ -37,6 +37,9 @@ type Report struct {
 	Violations []Violation       `json:"violations"`
 	Coverage   checker.Coverage  `json:"coverage"`
 	Env        map[string]string `json:"environment"` // versions: go, postgres, idemcheck, os
+	// Logs are the replica and environment logs kept beside the report
+	// (LogsDir); WriteAll finds them.
+	Logs []LogFile `json:"logs,omitempty"`
 
 	// Counterexamples are the minimal failing histories, one per failing
 	// family, kept for the timeline drawing; report.json links them by
@@ -86,6 +89,13 @@ type Violation struct {
 	checker.Violation
 	Family string `json:"family"`
 	Replay string `json:"replay"` // the exact command that replays it
+	// History is the recorded example this violation was found in: the
+	// ops, charges and faults its ids refer to. Two examples reuse op ids
+	// and have different charges, so a violation is drawn over its own
+	// history only, never over another example's. WriteAll writes it
+	// beside report.json (HistoryFile) and ReadDir loads it back.
+	History     *history.History `json:"-"`
+	HistoryFile string           `json:"history,omitempty"`
 }
 
 // Duration marshals as a Go duration string ("1m3.5s") in JSON.

@@ -31,6 +31,7 @@ const (
 	tlPlainH    = 24.0
 	tlMaxRows   = 12 // stacked rows per lane before bars overlap
 	tlMaxLabels = 24 // charge ids drawn as text; beyond that only tooltips
+	tlChargeGap = 16 // least distance between two charge diamonds' centres
 )
 
 // timeline is the drawing model of one violation: every shape already

@@ -59,9 +59,10 @@ func (t *timeline) serveBar(o history.Op) tlShape {
 func (t *timeline) drawCharges() {
 	lane := t.Lanes[t.lanes["gateway"]]
 	cy := lane.Y + lane.top + 9
-	lastX, row := math.Inf(-1), 0
+	lastX, row, prevX := math.Inf(-1), 0, math.Inf(-1)
 	for _, c := range t.sel.charges {
-		d := t.diamond(c, cy, 7)
+		d := t.diamond(c, spread(t.x(c.At), prevX, tlChargeGap), cy, 7)
+		prevX = d.X
 		if len(t.sel.charges) <= tlMaxLabels || t.sel.vCharges[c.ID] {
 			row = chargeLabelRow(d.X, lastX, row)
 			d.Text, d.TextX, d.TextY = c.ID, d.X, cy+19+float64(row)*10
@@ -84,9 +85,16 @@ func chargeLabelRow(x, lastX float64, lastRow int) int {
 	return 0
 }
 
-// diamond is one charge's mark centred at (x(At), cy).
-func (t *timeline) diamond(c history.Charge, cy, r float64) tlShape {
-	x := t.x(c.At)
+// spread places a mark at x, or just right of the previous mark at prev
+// when they would coincide: on a short timeline two charges a few
+// microseconds apart land on one pixel and would read as one. The
+// tooltip keeps the exact time.
+func spread(x, prev, gap float64) float64 {
+	return max(x, prev+gap)
+}
+
+// diamond is one charge's mark centred at (x, cy).
+func (t *timeline) diamond(c history.Charge, x, cy, r float64) tlShape {
 	pts := fmt.Sprintf("%s,%s %s,%s %s,%s %s,%s", px(x), px(cy-r), px(x+r), px(cy), px(x), px(cy+r), px(x-r), px(cy))
 	class := "charge " + chargeClass(c) + t.mark(t.sel.vCharges[c.ID])
 	return tlShape{ID: t.ID + "-charge-" + idPart(c.ID), Class: class, Title: chargeTitle(c), X: x, Y: cy - r, W: 2 * r, H: 2 * r, Points: pts}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // The file names WriteAll uses inside its directory.
@@ -51,6 +53,10 @@ func WriteAll(dir string, r *Report) (Paths, error) {
 	p := Paths{Dir: dir, Histories: map[string]string{}}
 	errs := writeHistories(dir, r, p.Histories)
 	linked := linkHistories(r, p.Histories)
+	if logs := collectLogs(dir); len(logs) > 0 {
+		linked.Logs = logs
+	}
+	errs = append(errs, writeViolationHistories(dir, linked)...)
 	for _, d := range documents(linked) {
 		path := filepath.Join(dir, d.name)
 		if err := writeFile(path, d.write); err != nil {
@@ -137,4 +143,42 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// ViolationHistoryFile is the name of the history of violation n
+// (1-based) of family when it is not the family's counterexample:
+// "history-<family>-v<n>.json".
+func ViolationHistoryFile(family string, n int) string {
+	return fmt.Sprintf("history-%s-v%d.json", slug(family), n)
+}
+
+// writeViolationHistories links every violation of r (a copy WriteAll
+// owns) to its own history's file: the family's counterexample file when
+// it is that history, else a file of its own, written once per history.
+func writeViolationHistories(dir string, r *Report) []error {
+	var errs []error
+	r.Violations = slices.Clone(r.Violations)
+	files := map[*history.History]string{}
+	for fam, h := range r.Counterexamples {
+		if f := family(r, fam); f != nil && f.History != "" {
+			files[h] = f.History
+		}
+	}
+	for i := range r.Violations {
+		v := &r.Violations[i]
+		if v.History == nil {
+			continue
+		}
+		name, ok := files[v.History]
+		if !ok {
+			name = ViolationHistoryFile(v.Family, i+1)
+			if err := writeFile(filepath.Join(dir, name), v.History.Write); err != nil {
+				errs = append(errs, fmt.Errorf("violation %d: %w", i+1, err))
+				continue
+			}
+			files[v.History] = name
+		}
+		v.HistoryFile = name
+	}
+	return errs
 }

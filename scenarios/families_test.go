@@ -272,24 +272,18 @@ func TestCrashWindow_ShippedTargetsFit(t *testing.T) {
 	}
 }
 
-// Issue 11 item 5: the gateway forgets keys unless an order asks for
-// replays (the runner asks for crash families' orders), and remembers them
+// Issue 11 item 5: the gateway replays as Stripe does, and remembers keys
 // for the target's promise, not 24h.
-func TestGatewayConfig_IdempotencyOffUnlessReplaysNeeded(t *testing.T) {
+func TestGatewayConfig_KeyTTLScaledWithThePolicy(t *testing.T) {
 	tg := testTarget(t, wideWindow)
 	cfg := scenarios.GatewayConfig(tg)
-	if !cfg.NoIdempotency {
-		t.Error("the gateway's idempotency can stand in for the server's lock")
+	if cfg.NoIdempotency {
+		t.Error("the gateway must replay a correct server's re-sent request, as Stripe does")
 	}
 	if want := 30*time.Second + 250*time.Millisecond; cfg.IdempotencyTTL != want {
 		t.Errorf("gateway key TTL %s, want the promise plus its band, %s", cfg.IdempotencyTTL, want)
 	}
-	if got := strings.Join(cfg.Args(), " "); got != "--ttl=30.25s --no-idempotency" {
+	if got := strings.Join(cfg.Args(), " "); got != "--ttl=30.25s" {
 		t.Errorf("gateway-sim args %q", got)
-	}
-	for _, f := range scenarios.Families {
-		if want := f.Name == "crash-window" || f.Name == "mixed"; f.GatewayReplays != want {
-			t.Errorf("%s: GatewayReplays %v, want %v", f.Name, f.GatewayReplays, want)
-		}
 	}
 }

@@ -18,13 +18,21 @@ var ErrInvalid = errors.New("invalid target")
 
 // Load reads, decodes and validates a target file. Unknown fields, wrong
 // types and missing or out-of-range values are all errors that name the
-// file, the line and the field, and wrap ErrInvalid.
+// file, the line and the field, and wrap ErrInvalid. Relative paths in
+// start are taken from the file's folder (see resolvePaths).
 func Load(path string) (*Target, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &yamlfile.FieldError{File: path, Msg: fmt.Sprintf("cannot read target file: %v", err), Kind: ErrInvalid}
 	}
-	return Parse(path, data)
+	t, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.resolvePaths(path); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // Parse is Load for bytes already read; name is used in errors.

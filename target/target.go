@@ -35,9 +35,11 @@ type Target struct {
 	// Tenants are bearer tokens, one per tenant (default tenant_a, tenant_b).
 	Tenants []string `yaml:"tenants"`
 
-	// File is where the target was loaded from ("" for built-ins).
+	// File is where the target was loaded from ("" for built-ins); Dir is
+	// its folder, absolute, against which Load resolved relative paths.
 	File string `yaml:"-"`
 	src  []byte // File's content, so that later checks can name a line (Refuse)
+	Dir  string `yaml:"-"`
 }
 
 // Start is the command line and environment of one replica.
@@ -94,6 +96,7 @@ type Vars struct {
 	TTL           time.Duration
 	MaxWait       time.Duration
 	WorkDir       string // a scratch directory for this replica
+	TargetDir     string // the target file's folder (Render fills it from Target.Dir)
 }
 
 // Rendered is a Start with every template executed.
@@ -107,6 +110,9 @@ type Rendered struct {
 // Render executes the Start templates for one replica.
 func (t *Target) Render(v Vars) (Rendered, error) {
 	var r Rendered
+	if v.TargetDir == "" {
+		v.TargetDir = t.Dir
+	}
 	var err error
 	if r.Command, err = expand("start.command", t.Start.Command, v); err != nil {
 		return r, err

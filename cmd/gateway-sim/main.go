@@ -31,7 +31,7 @@ import (
 // take to finish on shutdown.
 const shutdownGrace = 10 * time.Second
 
-// exitUsage is the exit code for bad flags (DESIGN.md §6).
+// exitUsage is the exit code for bad flags (README.md, "Exit codes").
 const exitUsage = 2
 
 // options are the command-line flags.

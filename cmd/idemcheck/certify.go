@@ -166,14 +166,16 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, s
 	if err := scenarios.CheckFamilies(tg, fams); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	dir := f.reportDir
-	if dir == "" {
-		dir = filepath.Join("idemcheck-report", tg.Name)
+	dir, finish, err := reportDir(f.reportDir, filepath.Join("idemcheck-report", tg.Name))
+	if err != nil {
+		return err
 	}
+	cleanLeftovers(stderr)
 	progress := newProgress(stderr, f.json)
 	opts := certify.Options{
 		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Parallel: f.parallel, Strict: f.strict,
 		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, Progress: progress.update,
+		LogDir: filepath.Join(dir, reports.LogsDir),
 	}
 	if inDocker(f.docker, tg) {
 		opts.Launch, opts.Mode = dockerLauncher(), "docker"
@@ -186,6 +188,9 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, s
 	paths, werr := reports.WriteAll(dir, rep)
 	if werr != nil {
 		fmt.Fprintf(stderr, "idemcheck: writing reports to %s: %v\n", dir, werr)
+	}
+	if err := finish(); err != nil {
+		fmt.Fprintf(stderr, "idemcheck: %v\n", err)
 	}
 	exit := exitFor(rep, runErr)
 	if f.json {

@@ -26,7 +26,7 @@ var demoRuns = []struct {
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", "demo [--report-dir DIR] [--seed N]", "idemcheck demo --report-dir /tmp/idemcheck-demo", stderr)
-	dir := fs.String("report-dir", "idemcheck-report", "parent directory of the three reports")
+	dir := fs.String("report-dir", "idemcheck-report", "parent directory of the three targets' report folders")
 	seed := fs.Uint64("seed", 1, "seed")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -34,6 +34,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := checkSeed(*seed); err != nil {
 		return err
 	}
+	cleanLeftovers(stderr)
 	unexpected := 0
 	for _, d := range demoRuns {
 		line, asExpected, err := demoOne(ctx, d.target, d.budget, *seed, filepath.Join(*dir, d.target), stderr)
@@ -53,8 +54,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64, dir string, stderr io.Writer) (line string, asExpected bool, err error) {
+func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64, parent string, stderr io.Writer) (line string, asExpected bool, err error) {
 	tg, err := resolveTarget(name, false)
+	if err != nil {
+		return "", false, err
+	}
+	dir, finish, err := reportDir("", parent)
 	if err != nil {
 		return "", false, err
 	}
@@ -64,13 +69,16 @@ func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64
 		fams = []string{m.Family}
 	}
 	progress := newProgress(stderr, false)
-	rep, runErr := certify.Run(ctx, tg, certify.Options{Families: fams, Seed: seed, Budget: budget, ReportDir: dir, Progress: progress.update})
+	rep, runErr := certify.Run(ctx, tg, certify.Options{Families: fams, Seed: seed, Budget: budget, ReportDir: dir, Progress: progress.update, LogDir: filepath.Join(dir, reports.LogsDir)})
 	progress.close()
 	if rep == nil || runErr != nil && rep.Verdict != "fail" {
 		return "", false, &exitError{code: exitEnv, err: fmt.Errorf("demo %s: %v", name, runErr)}
 	}
 	paths, err := reports.WriteAll(dir, rep)
 	if err != nil {
+		return "", false, &exitError{code: exitEnv, err: err}
+	}
+	if err := finish(); err != nil {
 		return "", false, &exitError{code: exitEnv, err: err}
 	}
 	want := "fail"
@@ -80,10 +88,9 @@ func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64
 	return demoLine(rep, paths), rep.Verdict == want, nil
 }
 
-// verdictWord is how a report's verdict reads in a summary line.
-func verdictWord(v string) string {
-	return map[string]string{"pass": "PASS", "fail": "FAILED", "unknown": "UNKNOWN"}[v]
-}
+// verdictWord is how a report's verdict reads in a summary line: the
+// same word as in every report file.
+func verdictWord(v string) string { return reports.VerdictWord(v) }
 
 func demoLine(rep *reports.Report, paths reports.Paths) string {
 	var failed []string

@@ -56,9 +56,15 @@ func needPostgres(t *testing.T) {
 // code, stdout and stderr.
 func idemcheck(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return idemcheckEnv(t, dir, nil, args...)
+}
+
+// idemcheckEnv is idemcheck with extra environment variables.
+func idemcheckEnv(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(binaries(t), "idemcheck"), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CI=true")
+	cmd.Env = append(append(os.Environ(), "CI=true"), env...)
 	var out, errb safeBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -86,4 +92,14 @@ func (s *safeBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return string(s.b)
+}
+
+// deadPID is the pid of a process that has exited and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/certify"
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -41,7 +42,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	cleanLeftovers(stderr)
 	opts := certify.Options{DatabaseURL: *dbURL}
+	if *out != "" {
+		opts.LogDir = filepath.Join(*out, reports.LogsDir)
+	}
 	if inDocker(*docker, tg) {
 		opts.Launch, opts.Mode = dockerLauncher(), "docker"
 	}

@@ -1,5 +1,5 @@
 // Command reference-server runs the reference idempotency server: the charge
-// protocol of DESIGN.md §2 on PostgreSQL, charging through a Stripe-like
+// protocol of docs/protocol.md on PostgreSQL, charging through a Stripe-like
 // gateway. Configuration comes from the environment (LISTEN_ADDR,
 // DATABASE_URL, GATEWAY_URL, GATEWAY_API_KEY, IDEMPOTENCY_TTL, …) and from
 // flags of the same meaning, flags winning. It prints

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/leftovers"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -107,7 +108,7 @@ func (e *Env) makeWorkDir() error {
 		return fmt.Errorf("work dir: %w", err)
 	}
 	e.workDir, e.ownDir = dir, true
-	return nil
+	return leftovers.Mark(dir) // a later run removes it if this one is killed
 }
 
 func (e *Env) needsPostgres() bool { return e.target.NeedsPostgres() }

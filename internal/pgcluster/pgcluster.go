@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/idemcheck/idemcheck/internal/leftovers"
 )
 
 // ErrNoBinaries means no PostgreSQL server binaries were found.
@@ -79,6 +81,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("pgcluster: temp dir: %w", err)
 	}
 	c := &Cluster{binDir: bin, dir: dir, cred: cred, log: log, waited: make(chan struct{})}
+	_ = leftovers.Mark(dir) // a later run removes the cluster if this one is killed
 	if err := c.start(ctx, opts.StartTimeout); err != nil {
 		c.Stop()
 		return nil, err

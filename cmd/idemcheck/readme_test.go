@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// session is one shell session shown in the README: commands, each with
+// the output shown under it and, when the README shows `echo $?`, the
+// exit code.
+type session struct {
+	cmd  string
+	want []string
+	code int // -1: not shown
+}
+
+var fence = regexp.MustCompile("(?ms)^```[a-z]*\n(.*?)^```$")
+
+// readmeSessions returns every `$ ./bin/idemcheck ...` and `$ make demo`
+// the README shows with the output it shows.
+func readmeSessions(t *testing.T) []session {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []session
+	for _, m := range fence.FindAllStringSubmatch(string(data), -1) {
+		var cur *session
+		for _, line := range strings.Split(strings.TrimRight(m[1], "\n"), "\n") {
+			switch {
+			case line == "$ echo $?" && cur != nil:
+				cur.code = -2 // the next line is the code
+			case strings.HasPrefix(line, "$ ./bin/idemcheck ") || line == "$ make demo":
+				out = append(out, session{cmd: strings.TrimPrefix(line, "$ "), code: -1})
+				cur = &out[len(out)-1]
+			case strings.HasPrefix(line, "$ "):
+				cur = nil
+			case cur != nil && cur.code == -2:
+				cur.code, _ = strconv.Atoi(line)
+			case cur != nil:
+				cur.want = append(cur.want, line)
+			}
+		}
+	}
+	return out
+}
+
+// normal hides what differs from run to run: times, counts, ids and the
+// report folder's time stamp.
+func normal(line string) string {
+	for _, r := range []struct{ re, with string }{
+		{`\b\d{8}-\d{6}(-\d+)?\b`, "<time>"},
+		{`\b(ch|ord)_\w+`, "<id>"},
+		{`\b(\d+(\.\d+)?(ns|µs|ms|s|m|h))+\b`, "<dur>"},
+		{`\b\d+\b`, "<n>"},
+	} {
+		line = regexp.MustCompile(r.re).ReplaceAllString(line, r.with)
+	}
+	return strings.Join(strings.Fields(line), " ")
+}
+
+// TestREADME_NewcomersWalk runs every idemcheck command the README shows,
+// as a newcomer would from a fresh clone (bin/ built, nothing started by
+// hand), and checks that it prints what the README shows, line for line
+// in order, modulo times, counts, ids and report folder names, and exits
+// with the code shown.
+func TestREADME_NewcomersWalk(t *testing.T) {
+	needPostgres(t)
+	if testing.Short() {
+		t.Skip("runs the README's commands for about two minutes")
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(binaries(t), filepath.Join(dir, "bin")); err != nil {
+		t.Fatal(err)
+	}
+	// The README's bad file: a duration that is no duration on line 6.
+	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("name: mine\nstart: {command: ./srv}\npolicy:\n  ttl: 2s\n  retry_window: 2s\n  max_wait: soon\n"), 0o644)
+	sessions := readmeSessions(t)
+	if len(sessions) < 4 {
+		t.Fatalf("found %d command sessions in the README", len(sessions))
+	}
+	for _, s := range sessions {
+		args := strings.Fields(strings.TrimPrefix(s.cmd, "./bin/idemcheck "))
+		want := s.want
+		if s.cmd == "make demo" { // make's own echo of its recipe is not ours
+			args, want = []string{"demo"}, want[2:]
+		}
+		code, stdout, stderr := idemcheck(t, dir, args...)
+		got := strings.Split(strings.TrimRight(stderr+stdout, "\n"), "\n")
+		if s.code >= 0 && code != s.code {
+			t.Errorf("%s: exit %d, the README shows %d\n%s%s", s.cmd, code, s.code, stderr, stdout)
+		}
+		i := 0
+		for _, w := range want {
+			for i < len(got) && normal(got[i]) != normal(w) {
+				i++
+			}
+			if i == len(got) {
+				t.Errorf("%s: the README shows\n  %s\nwhich the output lacks (in that order):\n%s%s", s.cmd, w, stderr, stdout)
+				break
+			}
+			i++
+		}
+	}
+}
