@@ -340,7 +340,7 @@ func CrashWave(pays []CrashPayment) Scenario {
 	b.waitAll()
 	b.wait(Wait{Recovery: true})
 	for i, pay := range pays {
-		b.send(Send{ID: fmt.Sprintf("final%d", i), Client: i, Replica: pay.Final, Tenant: pay.Tenant, Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: "retry-after-recovery", Async: true})
+		b.send(Send{ID: fmt.Sprintf("final%d", i), Client: i, Replica: pay.Final, Tenant: pay.Tenant, Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: "retry-after-recovery", Async: true, Converge: true})
 	}
 	b.waitAll()
 	sc := b.scenario("crash-window")

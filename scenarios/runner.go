@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -165,6 +166,35 @@ func (p *play) do(ctx context.Context, req client.Request) history.Op {
 	return p.client.Do(ctx, req)
 }
 
+// convergeSlack is what a converging send adds to the recovery window.
+const convergeSlack = 5 * time.Second
+
+// converge re-sends req while its answer is indeterminate, backing off
+// from 100ms (doubling, at most 1s) or as Retry-After says, until the
+// recovery window plus convergeSlack has passed; every try is an op of
+// its own in the history.
+func (p *play) converge(ctx context.Context, req client.Request) history.Op {
+	deadline := time.Now().Add(p.r.Target.Policy.RecoveryWindow + convergeSlack)
+	backoff := 100 * time.Millisecond
+	for {
+		op := p.do(ctx, req)
+		if op.Outcome != history.Info || ctx.Err() != nil {
+			return op
+		}
+		wait := backoff
+		if s, err := strconv.Atoi(op.RetryAfter); err == nil && s >= 0 {
+			wait = time.Duration(s) * time.Second
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return op
+		}
+		if p.sleepUntil(ctx, time.Now().Add(wait)) != nil {
+			return op
+		}
+		backoff = min(backoff*2, time.Second)
+	}
+}
+
 func (p *play) step(ctx context.Context, s Step) error {
 	if s.Point != "" {
 		p.labels.set(map[string]string{history.ParamCrashPoint: s.Point, history.ParamCrashPayment: p.realOrder(s.Payment)})
@@ -201,13 +231,17 @@ func (p *play) send(ctx context.Context, s Send) error {
 	for _, o := range orders {
 		p.own(o)
 	}
+	do := p.do
+	if s.Converge {
+		do = p.converge
+	}
 	if !s.Async {
-		p.do(ctx, req)
+		do(ctx, req)
 		return nil
 	}
 	ch := make(chan history.Op, 1)
 	p.pending[s.ID] = ch
-	go func() { ch <- p.do(ctx, req) }()
+	go func() { ch <- do(ctx, req) }()
 	return nil
 }
 

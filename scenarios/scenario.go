@@ -77,6 +77,12 @@ type Send struct {
 	Purpose string `yaml:"purpose,omitempty"`
 	// Async sends without waiting for the answer; a later wait collects it.
 	Async bool `yaml:"async,omitempty"`
+	// Converge re-sends the request, as a client would, while its answer
+	// is indeterminate (5xx, 409, 429, no answer), backing off (Retry-After
+	// when given), for at most the target's recovery window plus
+	// convergeSlack: convergence (M6) is judged on the last answer, not on
+	// one shot at a replica still warming up.
+	Converge bool `yaml:"converge,omitempty"`
 }
 
 // Wait blocks the timeline until a condition holds (bounded by Timeout,
@@ -162,6 +168,9 @@ func (s Send) String() string {
 	}
 	if s.Body != "" {
 		fmt.Fprintf(&b, " body=%s", s.Body)
+	}
+	if s.Converge {
+		b.WriteString(" until-definitive")
 	}
 	return b.String()
 }

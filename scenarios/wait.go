@@ -75,7 +75,9 @@ func (p *play) collect(ctx context.Context, ids []string) error {
 			ids = append(ids, id)
 		}
 	}
-	timer := time.NewTimer(p.client.Timeout() + 5*time.Second)
+	// A converging send may retry for the recovery window and the slack,
+	// then wait out one more request.
+	timer := time.NewTimer(p.r.Target.Policy.RecoveryWindow + convergeSlack + p.client.Timeout() + 5*time.Second)
 	defer timer.Stop()
 	for _, id := range ids {
 		ch, ok := p.pending[id]
