@@ -20,7 +20,7 @@ func Check(h *history.History) Result {
 	ix := build(h)
 	judges := []func() CheckResult{
 		ix.m1, ix.m2, ix.m3, ix.m4, ix.m5, ix.m6,
-		ix.p1, ix.p2, ix.r1, ix.r2, ix.r3, ix.r4, ix.r5, ix.e1, ix.e2, ix.a1,
+		ix.p1, ix.p2, ix.r1, ix.r2, ix.r3, ix.r4, ix.r5, ix.e1, ix.e2, ix.a1, ix.g1,
 	}
 	checks := make([]CheckResult, 0, len(judges))
 	for _, judge := range judges {
@@ -52,6 +52,17 @@ var catalog = []spec{
 	{"E1", "no early expiry", "L5"},
 	{"E2", "retry window covered", "L5"},
 	{"A1", "accounting", "L1"},
+	{"G1", "lock held by the server, not only the gateway", "all"},
+}
+
+// CheckIDs lists every check's id, in report order: what an incident
+// file's expectations may name.
+func CheckIDs() []string {
+	ids := make([]string, len(catalog))
+	for i, s := range catalog {
+		ids[i] = s.id
+	}
+	return ids
 }
 
 // newCheck starts a PASS, not yet exercised, result for check id.

@@ -160,7 +160,12 @@
 //     to an order an example sent. A charge with no order (the server did
 //     not forward metadata[order_id]) or for an order that neither the
 //     history's requests nor History.OtherOrders name is FAILED, naming the
-//     charge.
+//     charge. Accounting (the run's reconciliation) judges the ledger's
+//     unowned charges with the same rule.
+//   - G1 lock held by the server (gateway.go): a gateway replay
+//     (History.GatewayReplays) with no crash-class fault fired before it
+//     means the server sent one charge twice on its own and only the
+//     gateway's idempotency saved the order: INFORMATIONAL.
 //
 // # Not exercised, UNKNOWN, incomplete
 //

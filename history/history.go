@@ -170,6 +170,14 @@ type Charge struct {
 	At             time.Duration `json:"at"`
 }
 
+// GatewayReplay is one answer the gateway gave from its idempotency store.
+type GatewayReplay struct {
+	Order          string        `json:"order"`
+	ChargeID       string        `json:"charge_id"`
+	IdempotencyKey string        `json:"idempotency_key"`
+	At             time.Duration `json:"at"`
+}
+
 // Succeeded reports whether the charge moved money.
 func (c Charge) Succeeded() bool { return c.Status == "succeeded" }
 
@@ -194,6 +202,11 @@ type History struct {
 	Ops      []Op     `json:"ops"`
 	Faults   []Fault  `json:"faults"`
 	Charges  []Charge `json:"charges"`
+	// GatewayReplays are the gateway's answers from its own idempotency
+	// store for this history's orders: the server sent a charge it had
+	// sent before (a recovery, or a missing lock that only the gateway
+	// held).
+	GatewayReplays []GatewayReplay `json:"gateway_replays,omitempty"`
 	// End is when recording stopped and the ledger was last read.
 	End time.Duration `json:"end"`
 	// Complete is false when the run was interrupted: a checker may still

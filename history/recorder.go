@@ -93,6 +93,13 @@ func (r *Recorder) Heal(id int) {
 // Fired says when the fault first did what it was armed to do.
 func (r *Recorder) Fire(id int) { r.FireAt(id, r.Now()) }
 
+// GatewayReplay records one answer the gateway gave from its store.
+func (r *Recorder) GatewayReplay(g GatewayReplay) {
+	r.mu.Lock()
+	r.h.GatewayReplays = append(r.h.GatewayReplays, g)
+	r.mu.Unlock()
+}
+
 // Charge records one ledger charge.
 func (r *Recorder) Charge(c Charge) {
 	r.mu.Lock()
@@ -108,6 +115,7 @@ func (r *Recorder) Snapshot(complete bool) *History {
 	h.Ops = append([]Op(nil), r.h.Ops...)
 	h.Faults = append([]Fault(nil), r.h.Faults...)
 	h.Charges = append([]Charge(nil), r.h.Charges...)
+	h.GatewayReplays = append([]GatewayReplay(nil), r.h.GatewayReplays...)
 	r.mu.Unlock()
 	h.End = r.Now()
 	h.Complete = complete

@@ -58,6 +58,9 @@ func (p *play) evidence(ctx context.Context) (*history.History, error) {
 				p.rec.Charge(c)
 				pl.included[c.ID] = true
 			}
+			if ev.Type == gatewaysim.EventReplay {
+				p.rec.GatewayReplay(history.GatewayReplay{Order: ev.OrderID, ChargeID: ev.ChargeID, IdempotencyKey: ev.IdempotencyKey, At: p.rec.At(ev.Time)})
+			}
 		}
 	}
 	p.stampFirings(feed)

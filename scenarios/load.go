@@ -216,13 +216,12 @@ func FaultKinds() []string {
 
 // Checks and verdicts an Expect may name.
 var (
-	CheckIDs = []string{"M1", "M2", "M3", "M4", "M5", "M6", "P1", "P2", "R1", "R2", "R3", "R4", "E1", "E2"}
 	Verdicts = []string{"PASS", "NON-STRICT", "INFORMATIONAL", "FAILED", "UNKNOWN"}
 )
 
 func (e Expect) validate(at string) error {
-	if !contains(CheckIDs, e.Check) {
-		return bad(at+".check", "expected one of %s, got %q", strings.Join(CheckIDs, ", "), e.Check)
+	if ids := checker.CheckIDs(); !contains(ids, e.Check) {
+		return bad(at+".check", "expected one of %s, got %q", strings.Join(ids, ", "), e.Check)
 	}
 	if !contains(Verdicts, e.Verdict) {
 		return bad(at+".verdict", "expected one of %s, got %q", strings.Join(Verdicts, ", "), e.Verdict)

@@ -1,0 +1,41 @@
+package checker
+
+import (
+	"fmt"
+	"time"
+)
+
+// g1 judges G1: the gateway's idempotency must not be what keeps an order
+// from a second charge. A gateway replay for an order means the server sent
+// a charge it had sent before; after a crash that is recovery (re-sending
+// its own request id is how the protocol lets a server learn what happened),
+// but with no crash-class fault fired before it, the server sent the charge
+// twice on its own (a missing lock, its own timeout). The money stayed
+// right, so this is INFORMATIONAL: "a pass that only the gateway held".
+// Exercised whenever the gateway replayed.
+func (ix *index) g1() CheckResult {
+	c := newCheck("G1")
+	recovered := 0
+	for _, r := range ix.h.GatewayReplays {
+		c.Exercised = true
+		if ix.crashedBefore(r.Order, r.At) {
+			recovered++
+			continue
+		}
+		c.flag(Informational, Violation{Order: r.Order, Charges: []string{r.ChargeID}, Explanation: fmt.Sprintf(
+			"the gateway replayed %s for order %s at %s (its key %q): the server sent that charge again with no crash to recover from, and only the gateway's idempotency kept the order from a second charge", r.ChargeID, r.Order, r.At.Round(time.Millisecond), r.IdempotencyKey)})
+	}
+	c.Note = fmt.Sprintf("judged %d gateway replays, %d of them recoveries after a crash", len(ix.h.GatewayReplays), recovered)
+	return c
+}
+
+// crashedBefore says whether a crash-class fault fired before at that
+// could have struck order: one aimed at it, or one at a process.
+func (ix *index) crashedBefore(order string, at time.Duration) bool {
+	for _, f := range ix.crashes {
+		if f.Fired <= at && (f.Order == "" || f.Order == order) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,32 @@
+package checker_test
+
+import (
+	"testing"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// TestG1_GatewayHeldTheLock: two concurrent duplicates, one charge, and
+// the gateway replayed it to the second: the money is right, but only the
+// gateway kept it so; with a kill fired before the replay, it is recovery.
+func TestG1_GatewayHeldTheLock(t *testing.T) {
+	b := newBuilder()
+	b.op("tenant_a", "k1", "ord_1", 0, 300*ms, 201, "ch_1")
+	b.replay("tenant_a", "k1", "ord_1", 1*ms, 310*ms, "ch_1")
+	b.charge("ch_1", "ord_1", 250*ms, "succeeded")
+	b.h.GatewayReplays = []history.GatewayReplay{{Order: "ord_1", ChargeID: "ch_1", IdempotencyKey: "tenant_a-k1", At: 305 * ms}}
+	r := checker.Check(&b.h)
+	g1, _ := r.Find("G1")
+	if g1.Verdict != checker.Informational || len(g1.Violations) != 1 || g1.Violations[0].Charges[0] != "ch_1" {
+		t.Fatalf("G1 = %s %+v, want INFORMATIONAL naming ch_1", g1.Verdict, g1.Violations)
+	}
+	if r.Verdict == checker.Failed || r.Verdict == checker.Unknown {
+		t.Errorf("verdict %s: a pass that only the gateway held is reported, not failed", r.Verdict)
+	}
+
+	b.h.Faults = []history.Fault{{ID: 0, Name: "kill", Target: "replica0", Inject: 100 * ms, Fired: 100 * ms, Heal: 200 * ms, Healed: true}}
+	if g1, _ := checker.Check(&b.h).Find("G1"); g1.Verdict != checker.Pass || !g1.Exercised {
+		t.Errorf("after a kill, a replay is recovery: G1 = %s exercised=%v", g1.Verdict, g1.Exercised)
+	}
+}
