@@ -27,12 +27,13 @@ func (e *Env) Close() error {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 		defer cancel()
+		logErr := e.saveLogs(ctx)
 		e.mu.Lock()
 		ids, netID := append([]string(nil), e.created...), e.networkID
 		e.mu.Unlock()
 		err := removeContainers(ctx, e.cli, ids)
 		err = errors.Join(err, removeRun(ctx, e.cli, e.runID, netID))
-		e.closeErr = errors.Join(err, e.cli.Close())
+		e.closeErr = errors.Join(err, logErr, e.cli.Close())
 		e.log.Info("docker environment removed", "containers", len(ids))
 	})
 	return e.closeErr

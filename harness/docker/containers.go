@@ -128,12 +128,19 @@ func (e *Env) logTail(c testcontainers.Container, n int) string {
 func (e *Env) containerLogs(id string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	rc, err := e.cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Tail: "50"})
+	return e.logs(ctx, id, "50")
+}
+
+// fullLogs is a container's whole log (up to 64 MiB).
+func (e *Env) fullLogs(ctx context.Context, id string) string { return e.logs(ctx, id, "all") }
+
+func (e *Env) logs(ctx context.Context, id, tail string) string {
+	rc, err := e.cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Tail: tail})
 	if err != nil {
 		return ""
 	}
 	defer rc.Close()
-	b, _ := io.ReadAll(io.LimitReader(rc, 1<<20))
+	b, _ := io.ReadAll(io.LimitReader(rc, 64<<20))
 	return string(b)
 }
 

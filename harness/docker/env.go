@@ -32,6 +32,7 @@ type Env struct {
 	apiKey     string
 	image      string // the replicas' image
 	gatewayCfg gatewaysim.Config
+	logDir     string // where Close saves the containers' logs
 	pgImage    string // the PostgreSQL image
 
 	network  string // name
@@ -114,7 +115,7 @@ func newEnv(ctx context.Context, tg *target.Target, opts harness.Options) (*Env,
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{target: tt, log: opts.Logger, cli: cli, runID: harness.RandomHex(6), apiKey: harness.NewAPIKey(), image: img, gatewayCfg: opts.Gateway}
+	e := &Env{target: tt, log: opts.Logger, cli: cli, runID: harness.RandomHex(6), apiKey: harness.NewAPIKey(), image: img, gatewayCfg: opts.Gateway, logDir: opts.WorkDir}
 	e.pgImage = e.postgresImage(opts)
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -176,7 +177,52 @@ func (e *Env) GatewayURL() string { return e.gateway.c.BaseURL }
 // GatewayAPIKey is the secret key the replicas authenticate with.
 func (e *Env) GatewayAPIKey() string { return e.apiKey }
 
-// LogPaths is empty in container mode: the replicas' logs live in Docker
-// (docker logs) while the environment runs, and error messages carry
-// their tail.
-func (e *Env) LogPaths() []string { return nil }
+// LogPaths are the files Close writes the containers' logs to, in the
+// WorkDir given to Start (none without one): while the environment runs
+// the logs live in Docker (docker logs), and error messages carry their
+// tail.
+func (e *Env) LogPaths() []string {
+	if e.logDir == "" {
+		return nil
+	}
+	var out []string
+	for _, n := range e.logNames() {
+		out = append(out, filepath.Join(e.logDir, n+".log"))
+	}
+	return out
+}
+
+func (e *Env) logNames() []string {
+	var names []string
+	for i := range e.replicas {
+		names = append(names, fmt.Sprintf("replica%d", i))
+	}
+	return append(names, "gateway", "toxiproxy")
+}
+
+// saveLogs writes every container's whole log into the log folder, so
+// that the report can point at them after the containers are gone.
+func (e *Env) saveLogs(ctx context.Context) error {
+	if e.logDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(e.logDir, 0o755); err != nil {
+		return err
+	}
+	var cs []*testcontainers.DockerContainer
+	for _, r := range e.replicas {
+		r.mu.Lock()
+		cs = append(cs, r.c)
+		r.mu.Unlock()
+	}
+	cs = append(cs, e.gw, e.tox)
+	var errs []error
+	for i, name := range e.logNames() {
+		if cs[i] == nil {
+			continue
+		}
+		logs := e.fullLogs(ctx, cs[i].GetContainerID())
+		errs = append(errs, os.WriteFile(filepath.Join(e.logDir, name+".log"), []byte(logs), 0o644))
+	}
+	return errors.Join(errs...)
+}

@@ -95,7 +95,11 @@ var _ = func() bool {
 		fam := fam
 		Describe(fam.Name, Label("family:"+fam.Name, fam.Level), func() {
 			It("finds no violation: "+fam.Doc, func(ctx SpecContext) {
-				rep, err := certify.Run(ctx, suite.target, certify.Options{Families: []string{fam.Name}, Budget: budget, Env: suite.env, Seed: seed()})
+				// A family gets at least one example's time and a margin:
+				// a crash wave or a late-retry example waits out the
+				// target's recovery window or retry window.
+				b := max(budget, fam.ExampleTime(suite.target)+5*time.Second)
+				rep, err := certify.Run(ctx, suite.target, certify.Options{Families: []string{fam.Name}, Budget: b, Env: suite.env, Seed: seed()})
 				Expect(err).NotTo(HaveOccurred())
 				for _, c := range rep.Checks {
 					Expect(c.Verdict).NotTo(Equal("FAILED"), "%s %s: %s", c.ID, c.Name, c.Note)
@@ -106,7 +110,7 @@ var _ = func() bool {
 				}
 				Expect(rep.Families).To(HaveLen(1))
 				Expect(rep.Families[0].Scenarios).To(BeNumerically(">", 0), "no scenario was played")
-			}, NodeTimeout(budget+2*time.Minute))
+			}, NodeTimeout(budget+3*time.Minute))
 		})
 	}
 	return true
