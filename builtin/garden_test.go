@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -26,25 +25,11 @@ func TestGarden_NeverFails(t *testing.T) {
 	fmt.Fprintf(&b, "\n%-16s %-22s %-8s %s\n", "member", "family", "verdict", "checks")
 	for _, m := range builtin.Garden() {
 		t.Run(m.Name, func(t *testing.T) {
-			if why, ok := awaitingChecker[m.Name]; ok && os.Getenv("IDEMCHECK_GARDEN_ALL") == "" {
-				t.Skip(why + "; IDEMCHECK_GARDEN_ALL=1 runs it anyway")
-			}
 			verdict, got := certifyGarden(t, m, dir)
 			fmt.Fprintf(&b, "%-16s %-22s %-8s %s\n", m.Name, m.Family, verdict, got)
 		})
 	}
 	t.Log(b.String())
-}
-
-// awaitingChecker are garden members that the checker still fails for a
-// legitimate choice; each names the change that makes it pass.
-// TODO(issue 11): empty this once the checker branch is merged.
-var awaitingChecker = map[string]string{
-	// Measured before the change: M3 FAILED, M4 FAILED (a 429 read as a
-	// definitive failure).
-	"in-flight-429": "needs 429 and any answer with Retry-After judged indeterminate (issue 11 item 8, checker branch)",
-	// The client sends and reads a flat field named "/metadata/order_id".
-	"stripe-body": "needs JSON-pointer field mapping in target/ and client/ (issue 11 item 11, checker branch)",
 }
 
 func certifyGarden(t *testing.T, m builtin.Member, dir string) (verdict, got string) {

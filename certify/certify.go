@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -278,6 +279,9 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 		fr.Verdict = string(checker.Unknown)
 	}
 	if ex := prop.LastFailure(); ex != nil {
+		if solo := playSolo(prop, ex); solo != nil {
+			ex = solo
+		}
 		fr.setFailure(ex)
 		if !confirmed {
 			fr.Note = "the failure did not reproduce when its example was re-played alone: it needed the examples it ran with (the counterexample is the example as found)"
@@ -287,6 +291,32 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 		opts.Progress(Progress{Family: fam.Name, Examples: agg.count(), Violations: agg.failures(), Elapsed: time.Since(start), Budget: budget, Done: true})
 	}
 	return fr
+}
+
+// playSolo re-plays a failing crash wave with only the payments that
+// failed (scenarios.Solo) and returns that smaller example if it fails
+// too; a wave whose failure needs its other payments stays as it is.
+func playSolo(prop *scenarios.Property, ex *scenarios.Example) *scenarios.Example {
+	var orders []string
+	for _, c := range ex.Result.Checks {
+		if c.Verdict != checker.Failed {
+			continue
+		}
+		for _, v := range c.Violations {
+			if i := strings.LastIndexByte(v.Order, '_'); i >= 0 {
+				orders = append(orders, v.Order[i+1:])
+			}
+		}
+	}
+	sc, ok := scenarios.Solo(ex.Scenario, orders)
+	if !ok || len(sc.Wave) == len(ex.Scenario.Wave) {
+		return nil
+	}
+	solo, played := prop.Play(sc)
+	if !played || !solo.Failed() {
+		return nil
+	}
+	return &solo
 }
 
 func (fr *familyRun) setFailure(ex *scenarios.Example) {

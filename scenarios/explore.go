@@ -53,7 +53,7 @@ func Explore(ctx context.Context, p *Property, seed, stride uint64, workers int,
 		wg.Go(func() {
 			for !stop() {
 				s := next.Add(stride) - stride
-				ex, ok := p.play(Draw(p, s))
+				ex, ok := p.Play(Draw(p, s))
 				if !ok {
 					return
 				}

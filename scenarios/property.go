@@ -59,7 +59,7 @@ func (p *Property) Check(t *rapid.T) {
 	if p.shrinkSpent() {
 		t.Skip("shrink budget spent")
 	}
-	ex, ok := p.play(sc)
+	ex, ok := p.Play(sc)
 	if !ok {
 		// The harness itself cut this example short (Ctrl-C, budget): its
 		// unanswered requests are not evidence against the server.
@@ -70,9 +70,9 @@ func (p *Property) Check(t *rapid.T) {
 	}
 }
 
-// play plays and judges one scenario and notes it; ok is false when the
+// Play plays and judges one scenario and notes it; ok is false when the
 // harness interrupted it (then it is not evidence and not noted).
-func (p *Property) play(sc Scenario) (ex Example, ok bool) {
+func (p *Property) Play(sc Scenario) (ex Example, ok bool) {
 	ctx := p.Ctx
 	if ctx == nil {
 		ctx = context.Background()
