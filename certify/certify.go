@@ -47,7 +47,7 @@ type Options struct {
 	ReportDir    string // where incident files of counterexamples go ("" = none written)
 	DatabaseURL  string
 	Log          *slog.Logger
-	Progress     func(Progress)
+	Progress     func(Progress) // called for one example at a time, from any goroutine
 	Env          harness.Env // reuse a running environment instead of starting one
 	// Launch starts the environment; default process.Launch. Container
 	// mode passes docker.Launch, and Mode says which ("process" or "docker").
@@ -96,6 +96,16 @@ func (o *Options) defaults() {
 	}
 	if o.ShardCount <= 0 {
 		o.ShardIndex, o.ShardCount = 1, 1
+	}
+	if p := o.Progress; p != nil {
+		// Families and examples run at once; the callback sees one
+		// report at a time.
+		var mu sync.Mutex
+		o.Progress = func(pr Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			p(pr)
+		}
 	}
 }
 

@@ -28,10 +28,12 @@ func abs(d time.Duration) time.Duration {
 	return d
 }
 
-// markEdges flags the requests of l sent within band of an epoch's
-// promise end, on either side: the server may have counted one sent just
-// before the end as after it (and forgotten the key), or one sent just
-// after as before it (and replayed). What such a request got is neither a
+// markEdges flags the requests of l that the server may have received
+// within band of an epoch's promise end, on either side, given when they
+// were sent and answered: the server may have counted one sent just before
+// the end as after it (and forgotten the key), or one sent just after as
+// before it (and replayed); a request that took long to answer may have
+// reached the server late. What such a request got is neither a
 // violation nor a pass: checks that would fail on it say UNKNOWN instead.
 func (ix *index) markEdges(l *lineage) {
 	if ix.promise <= 0 {
@@ -39,11 +41,25 @@ func (ix *index) markEdges(l *lineage) {
 	}
 	for i, e := range l.epochs {
 		for _, o := range e.ops {
-			d := o.Invoke - e.start
-			after := i > 0 && o.Invoke-l.epochs[i-1].start <= ix.promise+ix.bandw
-			o.edge = d > ix.promise-ix.bandw || after
+			// The server received o somewhere in [Invoke, Complete] and
+			// the epoch's first request somewhere after its start: it may
+			// have counted up to Complete - start (past the end: it may
+			// have forgotten the key), and as little as Invoke - (the
+			// first request's answer) (inside: it may have replayed).
+			d, late := o.Invoke-e.start, o.Complete-e.start
+			after := i > 0 && o.Invoke-firstAnswered(l.epochs[i-1]) <= ix.promise+ix.bandw
+			o.edge = d > ix.promise-ix.bandw || late > ix.promise || after
 		}
 	}
+}
+
+// firstAnswered is when the epoch's first request was answered: the
+// latest the server can have received it.
+func firstAnswered(e *epoch) time.Duration {
+	if len(e.ops) == 0 {
+		return e.start
+	}
+	return max(e.ops[0].Complete, e.start)
 }
 
 // anyEdge reports whether any of ops was sent at an epoch's edge.

@@ -453,3 +453,17 @@ func TestMerge_SumsCrashPoints(t *testing.T) {
 		t.Fatalf("merged %v", m.Coverage.CrashPoints)
 	}
 }
+
+// TestExpiry_SlowRequestMayReachTheServerPastTheTTL: a retry sent 730ms
+// into a 1s TTL but answered at 1.3s may have reached a loaded server after
+// its TTL ran out (measured: a garden server that expires exactly at the
+// TTL charged anew): UNKNOWN, never FAILED.
+func TestExpiry_SlowRequestMayReachTheServerPastTheTTL(t *testing.T) {
+	b := newBuilder()
+	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, time.Second
+	b.op("t", "k1", "ord", 0, 600*ms, 201, "ch_1")
+	b.op("t", "k1", "ord", 730*ms, 1300*ms, 201, "ch_2")
+	b.charge("ch_1", "ord", 580*ms, "succeeded")
+	b.charge("ch_2", "ord", 1250*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E1": checker.Unknown})
+}
