@@ -41,7 +41,7 @@ func certifyGarden(t *testing.T, m builtin.Member, dir string) (verdict, got str
 	if err != nil {
 		t.Fatal(err)
 	}
-	budget := max(memberBudget, 3*fam.ExampleTime(tg))
+	budget := max(memberBudget, fam.ExampleTime(tg)+5*time.Second)
 	ctx, cancel := context.WithTimeout(t.Context(), budget+2*time.Minute)
 	defer cancel()
 	rep, err := certify.Run(ctx, tg, certify.Options{Families: []string{m.Family}, Seed: 1, Budget: budget})
