@@ -119,15 +119,21 @@ func (r *Runner) Reconcile(ctx context.Context) (Reconciliation, error) {
 	if err := r.Feed().Barrier(ctx); err != nil {
 		return rc, err
 	}
+	if r.beforeErr != nil {
+		return rc, fmt.Errorf("reconcile: the gateway's ledger before the run: %w", r.beforeErr)
+	}
 	ledger, err := r.Env.GatewayController().Ledger(ctx)
 	if err != nil {
 		return rc, fmt.Errorf("reconcile: read the gateway's ledger: %w", err)
 	}
-	rc.Checked = len(ledger)
+	rc.Checked = len(ledger) - len(r.before)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	changed := map[*played]bool{}
 	for _, c := range ledger {
+		if r.before[c.ID] {
+			continue // an earlier run's, in a reused environment
+		}
 		pl, sent := r.owned[c.OrderID]
 		switch {
 		case c.OrderID == "" || !sent:

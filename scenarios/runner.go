@@ -39,11 +39,13 @@ type Runner struct {
 	// when examples run at once; nil for a runner that plays one at a time.
 	Gate *Gate
 
-	feedOnce sync.Once
-	feed     *Feed
-	mu       sync.Mutex
-	examples int
-	owned    map[string]*played // real order -> the example that sent it
+	feedOnce  sync.Once
+	feed      *Feed
+	mu        sync.Mutex
+	examples  int
+	owned     map[string]*played // real order -> the example that sent it
+	before    map[string]bool    // charge ids the gateway held before this Runner began
+	beforeErr error
 }
 
 // Run plays sc and returns its history. An error means the scenario could
@@ -69,9 +71,22 @@ func (r *Runner) Run(ctx context.Context, sc Scenario) (*history.History, error)
 	return h, err
 }
 
-// Feed is the Runner's ledger feed, started on first use.
+// Feed is the Runner's ledger feed, started on first use. It also notes
+// the charges the gateway held before the Runner's first example: an
+// environment reused by several runs (the conformance suite) has charges
+// of earlier runs that this run's reconciliation must not count.
 func (r *Runner) Feed() *Feed {
-	r.feedOnce.Do(func() { r.feed = NewFeed(r.Env.GatewayController()) })
+	r.feedOnce.Do(func() {
+		r.feed = NewFeed(r.Env.GatewayController())
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultBarrierTimeout)
+		defer cancel()
+		ledger, err := r.Env.GatewayController().Ledger(ctx)
+		r.before = map[string]bool{}
+		for _, c := range ledger {
+			r.before[c.ID] = true
+		}
+		r.beforeErr = err
+	})
 	return r.feed
 }
 
