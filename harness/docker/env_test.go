@@ -91,7 +91,7 @@ func certifyInDocker(t *testing.T, tg *target.Target, families ...string) *repor
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
-	rep, err := certify.Run(ctx, tg, certify.Options{Families: families, Seed: 7, Budget: 20 * time.Second, Launch: docker.Launch})
+	rep, err := certify.Run(ctx, tg, certify.Options{Families: families, Seed: 7, Budget: 35 * time.Second, Launch: docker.Launch})
 	if err != nil {
 		t.Fatalf("certify %s in docker: %v", tg.Name, err)
 	}
