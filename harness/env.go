@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -113,4 +115,18 @@ func ReplicaEnv(v target.Vars, own []string) []string {
 		env = append(env, "DATABASE_URL="+v.DatabaseURL)
 	}
 	return append(env, own...)
+}
+
+// Rollback is what a Start defers right after creating its environment:
+// when Start fails (*err set) or panics, it closes what was started, so
+// that a half-started environment leaves nothing behind. A panic is
+// re-raised after the close.
+func Rollback(err *error, env io.Closer) {
+	if p := recover(); p != nil {
+		env.Close()
+		panic(p)
+	}
+	if *err != nil {
+		*err = errors.Join(*err, env.Close())
+	}
 }

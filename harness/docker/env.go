@@ -73,15 +73,7 @@ func Start(ctx context.Context, tg *target.Target, opts harness.Options) (env *E
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			e.Close()
-			panic(p)
-		}
-		if err != nil {
-			err = errors.Join(fmt.Errorf("start %s in docker: %w", tg.Name, err), e.Close())
-		}
-	}()
+	defer harness.Rollback(&err, e)
 	begin := time.Now()
 	for _, step := range []struct {
 		name string
@@ -89,7 +81,7 @@ func Start(ctx context.Context, tg *target.Target, opts harness.Options) (env *E
 	}{{"network", e.startNetwork}, {"services", e.startServices}, {"links", e.startLinks}, {"replicas", e.startReplicas}} {
 		t := time.Now()
 		if err := step.run(ctx); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("start %s in docker: %w", tg.Name, err)
 		}
 		e.log.Debug("docker start step", "step", step.name, "took", time.Since(t).Round(time.Millisecond))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -111,24 +110,10 @@ func (e *Env) startToxiproxy(ctx context.Context) error {
 func waitHTTP(ctx context.Context, url string, d time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	tick := time.NewTicker(25 * time.Millisecond)
-	defer tick.Stop()
-	var last error
-	for {
-		err := harness.Probe(ctx, client, url)
-		if err == nil {
-			return nil
-		}
-		if last == nil || ctx.Err() == nil { // keep the server's answer over our own deadline
-			last = err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("not ready (GET %s): %w", url, last)
-		case <-tick.C:
-		}
+	if err := harness.WaitReady(ctx, url, 25*time.Millisecond, nil); err != nil {
+		return fmt.Errorf("not ready (GET %s): %w", url, err)
 	}
+	return nil
 }
 
 // DatabaseURL is PostgreSQL's published address, direct (not through any

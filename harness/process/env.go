@@ -58,15 +58,7 @@ func Start(ctx context.Context, t *target.Target, opts harness.Options) (env *En
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			e.Close()
-			panic(p)
-		}
-		if err != nil {
-			err = errors.Join(err, e.Close())
-		}
-	}()
+	defer harness.Rollback(&err, e)
 	for _, step := range []func(context.Context, harness.Options) error{e.startDatabase, e.startGateway, e.startProxies, e.startReplicas} {
 		if err := step(ctx, opts); err != nil {
 			return nil, fmt.Errorf("start %s: %w", t.Name, err)

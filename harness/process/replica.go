@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -73,36 +72,18 @@ func (r *replica) watch(p *process) {
 func (r *replica) waitReady(ctx context.Context, p *process) error {
 	ctx, cancel := context.WithTimeoutCause(ctx, r.ready.Timeout, harness.ErrNotReady)
 	defer cancel()
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	url := "http://" + r.addr + r.ready.Path
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	var last error
-	for {
-		err := harness.Probe(ctx, client, url)
-		if err == nil {
-			return nil
-		}
-		if last == nil || ctx.Err() == nil { // keep the server's answer over our own deadline
-			last = err
-		}
-		select {
-		case <-p.exited:
-			return r.notReady("exited during start-up ("+p.exitStatus()+")", nil)
-		case <-ctx.Done():
-			return r.startAborted(ctx, last)
-		case <-tick.C:
-		}
-	}
-}
-
-// startAborted tells the ready timeout (ErrNotReady) from the caller giving
-// up (a signal, the CLI's own deadline), which is not the server's fault.
-func (r *replica) startAborted(ctx context.Context, last error) error {
-	if cause := context.Cause(ctx); !errors.Is(cause, harness.ErrNotReady) {
+	err := harness.WaitReady(ctx, "http://"+r.addr+r.ready.Path, 20*time.Millisecond, p.exited)
+	switch cause := context.Cause(ctx); {
+	case err == nil:
+		return nil
+	case errors.Is(err, harness.ErrGone):
+		return r.notReady("exited during start-up ("+p.exitStatus()+")", nil)
+	case !errors.Is(cause, harness.ErrNotReady):
+		// The caller gave up (a signal, the CLI's own deadline), which is
+		// not the server's fault.
 		return fmt.Errorf("replica %d: start-up abandoned: %w", r.idx, cause)
 	}
-	return r.notReady("not ready after "+r.ready.Timeout.String(), last)
+	return r.notReady("not ready after "+r.ready.Timeout.String(), err)
 }
 
 func (r *replica) notReady(what string, cause error) error {
