@@ -63,6 +63,9 @@ func (r *Runner) Run(ctx context.Context, sc Scenario) (*history.History, error)
 	if r.Gate != nil {
 		r.Gate.restore(p) // after a failed step, only once cleanup has healed
 	}
+	if err == nil && ctx.Err() == nil {
+		p.converge(ctx)
+	}
 	h, jerr := p.evidence(ctx)
 	if err == nil {
 		err = jerr
@@ -122,7 +125,8 @@ type play struct {
 	labels  *labeller
 	client  *client.Client
 	mu      sync.Mutex
-	orders  map[string]bool // real order ids this example sent
+	orders  map[string]bool           // real order ids this example sent
+	last    map[string]client.Request // the latest request of each (tenant, key)
 	pending map[string]chan history.Op
 	faults  map[string]faults.HealFunc // active faults by scenario id ("kill:replica0" for process steps)
 	start   time.Time
@@ -146,8 +150,8 @@ func (r *Runner) newPlay(sc Scenario) *play {
 	labels := &labeller{rec: rec}
 	return &play{
 		r: r, sc: sc, nonce: r.nonce(), rec: rec, env: faults.Bind(r.Env, labels, r.log()), labels: labels,
-		client:  client.New(r.Target.Protocol, rec, urls, timeout),
-		orders:  map[string]bool{},
+		client: client.New(r.Target.Protocol, rec, urls, timeout),
+		orders: map[string]bool{}, last: map[string]client.Request{},
 		pending: map[string]chan history.Op{}, faults: map[string]faults.HealFunc{}, start: time.Now(),
 	}
 }
@@ -184,11 +188,36 @@ func (p *play) do(ctx context.Context, req client.Request) history.Op {
 // convergeSlack is what a converging send adds to the recovery window.
 const convergeSlack = 5 * time.Second
 
-// converge re-sends req while its answer is indeterminate, backing off
+// converge ends an example with evidence for convergence (M6): every key
+// whose last answer was indeterminate (a 5xx from a replica whose database
+// link was cut by another example a moment before, a timeout) is retried,
+// once the faults have healed, until it gets a definitive answer or the
+// recovery window and its slack pass. Without it a correct server's
+// passing 503 would leave convergence undecided.
+func (p *play) converge(ctx context.Context) {
+	last := map[string]history.Op{}
+	for _, op := range p.rec.Snapshot(false).Ops {
+		k := op.Tenant + "\x00" + op.Key
+		if prev, ok := last[k]; !ok || op.Invoke >= prev.Invoke {
+			last[k] = op
+		}
+	}
+	for k, op := range last {
+		p.mu.Lock()
+		req, ok := p.last[k]
+		p.mu.Unlock()
+		if ok && op.Outcome == history.Info {
+			req.Purpose = "retry-until-definitive"
+			p.retry(ctx, req)
+		}
+	}
+}
+
+// retry re-sends req while its answer is indeterminate, backing off
 // from 100ms (doubling, at most 1s) or as Retry-After says, until the
 // recovery window plus convergeSlack has passed; every try is an op of
 // its own in the history.
-func (p *play) converge(ctx context.Context, req client.Request) history.Op {
+func (p *play) retry(ctx context.Context, req client.Request) history.Op {
 	deadline := time.Now().Add(p.r.Target.Policy.RecoveryWindow + convergeSlack)
 	backoff := 100 * time.Millisecond
 	for {
@@ -246,9 +275,14 @@ func (p *play) send(ctx context.Context, s Send) error {
 	for _, o := range orders {
 		p.own(o)
 	}
+	if req.Key != "" {
+		p.mu.Lock()
+		p.last[req.Tenant+"\x00"+req.Key] = req
+		p.mu.Unlock()
+	}
 	do := p.do
 	if s.Converge {
-		do = p.converge
+		do = p.retry
 	}
 	if !s.Async {
 		do(ctx, req)

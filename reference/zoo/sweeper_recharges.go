@@ -2,23 +2,23 @@ package zoo
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/reference"
 )
 
-// sweeperRecharges re-drives payments from an outbox: every gateway call
-// that ended indeterminate (a 5xx, a dropped connection) is queued, and a
-// background worker re-sends it after the recovery delay under a fresh
-// gateway request id, without asking whether a client retry has resolved
-// the key meanwhile. The outbox is never cleared by a takeover.
+// sweeperRecharges re-drives payments from an outbox table: every gateway
+// call that ended indeterminate (a 5xx, a dropped connection) is written
+// down, and a background worker re-sends it after the recovery delay under
+// a fresh gateway request id, without asking whether a client retry has
+// resolved the key meanwhile. The outbox lives in PostgreSQL, so it
+// survives crashes, and a takeover never clears it.
 //
 // Incident: the gateway charged and then failed its answer; the client's
-// retry recovered the charge (one charge, answered); a few seconds later
-// the outbox worker charged the order again, after the client's last
-// answer (M1, found by the reconciliation of the gateway's whole ledger
-// when the example was already judged).
+// retry recovered the charge (one charge, answered); seconds after the
+// client's last answer the outbox worker charged the order again (M1,
+// found by the reconciliation of the gateway's whole ledger when the
+// example had already been judged).
 var sweeperRecharges = Variant{
 	Name: "sweeper-recharges",
 	Bug:  "an outbox worker re-sends indeterminate charges under a new gateway key, even after a retry resolved them",
@@ -32,7 +32,7 @@ var sweeperRecharges = Variant{
 			if err := b.store.Release(ctx, j.scope, j.keyHash, j.requestID, b.replica, time.Now()); err != nil {
 				b.log.Warn("release", "err", err)
 			}
-			o.push(j)
+			o.push(ctx, j)
 		}
 		return o, nil
 	},
@@ -42,30 +42,31 @@ var sweeperRecharges = Variant{
 // enough that the client's retries have long been answered.
 const redriveAfter = 4
 
-// outbox is the base server plus its re-drive queue.
-type outbox struct {
-	*base
-	mu    sync.Mutex
-	queue []queued
-}
+// outbox is the base server plus its re-drive table.
+type outbox struct{ *base }
 
-type queued struct {
-	j   job
-	due time.Time
-}
+const outboxSchema = `CREATE TABLE IF NOT EXISTS zoo_outbox (
+	request_id text PRIMARY KEY, amount bigint NOT NULL, currency text NOT NULL,
+	order_id text NOT NULL, description text NOT NULL, due timestamptz NOT NULL)`
 
-func (o *outbox) push(j job) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.queue = append(o.queue, queued{j: j, due: time.Now().Add(redriveAfter * o.cfg.RecoveryAfter)})
+func (o *outbox) push(ctx context.Context, j job) {
+	p := j.params
+	_, err := o.store.Pool().Exec(ctx, outboxSchema+`;`)
+	if err == nil {
+		_, err = o.store.Pool().Exec(ctx, `INSERT INTO zoo_outbox VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+			j.requestID, p.Amount, p.Currency, p.OrderID, p.Description, time.Now().Add(redriveAfter*o.cfg.RecoveryAfter))
+	}
+	if err != nil {
+		o.log.Warn("outbox", "err", err)
+	}
 }
 
 // Run adds the outbox worker to the base server's background work.
 func (o *outbox) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
-	wg.Go(func() { o.drive(ctx) })
+	done := make(chan struct{})
+	go func() { defer close(done); o.drive(ctx) }()
 	err := o.base.Run(ctx)
-	wg.Wait()
+	<-done
 	return err
 }
 
@@ -78,25 +79,27 @@ func (o *outbox) drive(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		for _, j := range o.due() {
-			j.requestID = newID("redrive_")
-			o.gw.Charge(context.WithoutCancel(ctx), reference.GatewayRequest{RequestID: j.requestID, ChargeParams: j.params})
+		for _, p := range o.due(ctx) {
+			o.gw.Charge(context.WithoutCancel(ctx), reference.GatewayRequest{RequestID: newID("redrive_"), ChargeParams: p})
 		}
 	}
 }
 
-func (o *outbox) due() []job {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	var out []job
-	keep := o.queue[:0]
-	for _, q := range o.queue {
-		if time.Now().After(q.due) {
-			out = append(out, q.j)
-		} else {
-			keep = append(keep, q)
+// due takes the outbox entries whose time has come (one replica each).
+func (o *outbox) due(ctx context.Context) []reference.ChargeParams {
+	rows, err := o.store.Pool().Query(ctx, `DELETE FROM zoo_outbox WHERE request_id IN (
+		SELECT request_id FROM zoo_outbox WHERE due < now() FOR UPDATE SKIP LOCKED)
+		RETURNING amount, currency, order_id, description`)
+	if err != nil {
+		return nil // no outbox yet
+	}
+	defer rows.Close()
+	var out []reference.ChargeParams
+	for rows.Next() {
+		var p reference.ChargeParams
+		if rows.Scan(&p.Amount, &p.Currency, &p.OrderID, &p.Description) == nil {
+			out = append(out, p)
 		}
 	}
-	o.queue = keep
 	return out
 }
