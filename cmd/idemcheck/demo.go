@@ -95,7 +95,7 @@ func verdictWord(v string) string { return reports.VerdictWord(v) }
 func demoLine(rep *reports.Report, paths reports.Paths) string {
 	var failed []string
 	for _, c := range rep.Checks {
-		if c.Verdict == "FAILED" || c.Verdict == "NON-STRICT" {
+		if c.Verdict == "FAILED" { // NON-STRICT grades vary with timing; the report lists them
 			failed = append(failed, c.ID+" "+c.Verdict)
 		}
 	}

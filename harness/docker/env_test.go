@@ -104,7 +104,7 @@ func certifyInDocker(t *testing.T, tg *target.Target, families ...string) *repor
 
 func TestDocker_ReferencePasses(t *testing.T) {
 	requireImages(t)
-	rep := certifyInDocker(t, builtinTarget(t, "reference"), "concurrent-duplicates", "crash-window")
+	rep := certifyInDocker(t, builtinTarget(t, "reference"), "concurrent-duplicates", "key-reuse")
 	if rep.Verdict != "pass" {
 		for _, v := range rep.Violations {
 			t.Logf("violation: %+v", v)
