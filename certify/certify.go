@@ -48,7 +48,7 @@ type Options struct {
 	DatabaseURL  string
 	Log          *slog.Logger
 	Progress     func(Progress) // called for one example at a time, from any goroutine
-	Env          harness.Env // reuse a running environment instead of starting one
+	Env          harness.Env    // reuse a running environment instead of starting one
 	// Launch starts the environment; default process.Launch. Container
 	// mode passes docker.Launch, and Mode says which ("process" or "docker").
 	Launch harness.Launcher
