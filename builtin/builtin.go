@@ -126,25 +126,19 @@ func Names() []string {
 }
 
 // Zoo lists the broken members.
-func Zoo() []Member {
-	var zoo []Member
-	for _, m := range Members {
-		if m.Kind == "broken" {
-			zoo = append(zoo, m)
-		}
-	}
-	return zoo
-}
+func Zoo() []Member { return ofKind("broken") }
 
 // Garden lists the correct members that choose differently.
-func Garden() []Member {
-	var garden []Member
+func Garden() []Member { return ofKind("garden") }
+
+func ofKind(kind string) []Member {
+	var out []Member
 	for _, m := range Members {
-		if m.Kind == "garden" {
-			garden = append(garden, m)
+		if m.Kind == kind {
+			out = append(out, m)
 		}
 	}
-	return garden
+	return out
 }
 
 // Target builds the target of a member, running the reference-server

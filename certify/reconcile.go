@@ -12,7 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// reconcileTimeout bounds reading the gateway's ledger at a family's end.
+// reconcileTimeout bounds reading the gateway's ledger at the run's end.
 const reconcileTimeout = 30 * time.Second
 
 // reconcile holds the gateway's whole ledger against every example played
@@ -22,12 +22,12 @@ const reconcileTimeout = 30 * time.Second
 // The new judgement joins the example's family; a failing one becomes the
 // family's counterexample if it had none (it cannot be shrunk: nothing
 // the client sent made that charge).
-func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) error {
+func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (scenarios.Reconciliation, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reconcileTimeout)
 	defer cancel()
 	rc, err := r.Reconcile(ctx)
 	if err != nil {
-		return fmt.Errorf("reconcile the ledger: %w", err)
+		return rc, fmt.Errorf("reconcile the ledger: %w", err)
 	}
 	for _, late := range rc.Rejudge {
 		fr := familyOf(runs, late.History.Family)
@@ -40,7 +40,7 @@ func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) erro
 			fr.setFailure(ex)
 		}
 	}
-	return nil
+	return rc, nil
 }
 
 func familyOf(runs []*familyRun, name string) *familyRun {
@@ -52,19 +52,15 @@ func familyOf(runs []*familyRun, name string) *familyRun {
 	return nil
 }
 
-// account is the run's last reconciliation: every succeeded charge in the
-// gateway's ledger must belong to an order some example sent. Money the
+// account is the run's reconciliation (one read of the whole ledger):
+// late charges are judged with their examples again, and every succeeded
+// charge must belong to an order some example sent. Money the
 // harness cannot attribute (no metadata[order_id], an order nobody sent)
 // is FAILED with the charge named.
 func account(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (checker.Result, error) {
-	if err := reconcile(ctx, r, runs); err != nil {
-		return checker.Result{}, err
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reconcileTimeout)
-	defer cancel()
-	rc, err := r.Reconcile(ctx)
+	rc, err := reconcile(ctx, r, runs)
 	if err != nil {
-		return checker.Result{}, fmt.Errorf("account for the ledger: %w", err)
+		return checker.Result{}, err
 	}
 	return accounting(rc), nil
 }

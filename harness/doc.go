@@ -14,9 +14,9 @@
 //
 // # Contract
 //
-//   - Env: Replicas, ReplicaURL, GatewayController, Links, AddToxic,
+//   - Env: Replicas, ReplicaURL, GatewayController, AddToxic,
 //     RemoveToxic, SetLinkEnabled, Kill, Pause, Resume, Restart,
-//     LogPaths, Close.
+//     Close. Pick looks a replica up for either implementation.
 //   - Options, Launcher, Prepare (validate the target, apply overrides),
 //     NewAPIKey, ReplicaEnv and StandardVars (what a replica is given).
 //

@@ -28,8 +28,6 @@ type Env interface {
 	ReplicaURL(i int) string
 	// GatewayController drives the gateway simulator, wherever it runs.
 	GatewayController() gatewaysim.Controller
-	// Links lists every link of the environment.
-	Links() []Link
 	// AddToxic puts a toxic on a link; RemoveToxic takes it off.
 	AddToxic(l Link, t Toxic) error
 	RemoveToxic(ctx context.Context, l Link, name string) error
@@ -42,9 +40,6 @@ type Env interface {
 	Pause(i int) error
 	Resume(i int) error
 	Restart(ctx context.Context, i int) error
-	// LogPaths are the environment's log files (replicas, toxiproxy), for
-	// reports and error messages.
-	LogPaths() []string
 	Close() error
 }
 
@@ -129,4 +124,18 @@ func Rollback(err *error, env io.Closer) {
 	if *err != nil {
 		*err = errors.Join(*err, env.Close())
 	}
+}
+
+// Pick is replica i of an environment's list: ErrClosed once the
+// environment closed, ErrNoReplica for an index outside the list. Both
+// modes look their replicas up with it.
+func Pick[T any](closed bool, replicas []T, i int) (T, error) {
+	var zero T
+	if closed {
+		return zero, ErrClosed
+	}
+	if i < 0 || i >= len(replicas) {
+		return zero, fmt.Errorf("%w: %d of %d", ErrNoReplica, i, len(replicas))
+	}
+	return replicas[i], nil
 }

@@ -168,17 +168,6 @@ func (f *Feed) FirstFiring(id string) (time.Time, bool) {
 	return evs[0].Time, true
 }
 
-// Orders lists every order the feed has seen an event for.
-func (f *Feed) Orders() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]string, 0, len(f.byOrder))
-	for o := range f.byOrder {
-		out = append(out, o)
-	}
-	return out
-}
-
 // ChargeOf converts a ledger event (a charge or a decline) to the
 // history's form, stamped on rec's clock; other events are not charges.
 func ChargeOf(ev gatewaysim.Event, rec *history.Recorder) (history.Charge, bool) {

@@ -169,21 +169,9 @@ func (e *Env) GatewayURL() string { return e.gateway.c.BaseURL }
 // GatewayAPIKey is the secret key the replicas authenticate with.
 func (e *Env) GatewayAPIKey() string { return e.apiKey }
 
-// LogPaths are the files Close writes the containers' logs to, in the
-// WorkDir given to Start (none without one): while the environment runs
-// the logs live in Docker (docker logs), and error messages carry their
-// tail.
-func (e *Env) LogPaths() []string {
-	if e.logDir == "" {
-		return nil
-	}
-	var out []string
-	for _, n := range e.logNames() {
-		out = append(out, filepath.Join(e.logDir, n+".log"))
-	}
-	return out
-}
-
+// logNames are the log files Close writes, in the WorkDir given to Start:
+// while the environment runs the logs live in Docker, and error messages
+// carry their tail.
 func (e *Env) logNames() []string {
 	var names []string
 	for i := range e.replicas {

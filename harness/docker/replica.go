@@ -103,13 +103,7 @@ func (e *Env) waitReplica(ctx context.Context, r *replica) error {
 }
 
 func (e *Env) replica(i int) (*replica, error) {
-	if e.closed.Load() {
-		return nil, harness.ErrClosed
-	}
-	if i < 0 || i >= len(e.replicas) {
-		return nil, fmt.Errorf("%w: %d of %d", harness.ErrNoReplica, i, len(e.replicas))
-	}
-	return e.replicas[i], nil
+	return harness.Pick(e.closed.Load(), e.replicas, i)
 }
 
 // Kill sends SIGKILL to replica i's container through the Docker API and

@@ -9,13 +9,7 @@ import (
 
 // replica returns replica i, or an error for a closed Env or a bad index.
 func (e *Env) replica(i int) (*replica, error) {
-	if e.closed.Load() {
-		return nil, harness.ErrClosed
-	}
-	if i < 0 || i >= len(e.replicas) {
-		return nil, fmt.Errorf("%w: %d of %d", harness.ErrNoReplica, i, len(e.replicas))
-	}
-	return e.replicas[i], nil
+	return harness.Pick(e.closed.Load(), e.replicas, i)
 }
 
 // Kill SIGKILLs replica i's process group and returns once the process is

@@ -278,15 +278,6 @@ func (e *Env) LogPath(i int) string {
 	return filepath.Join(e.workDir, fmt.Sprintf("replica%d.log", i))
 }
 
-// LogPaths lists every replica's log and toxiproxy's.
-func (e *Env) LogPaths() []string {
-	var out []string
-	for i := range e.replicas {
-		out = append(out, e.LogPath(i))
-	}
-	return append(out, filepath.Join(e.workDir, "toxiproxy.log"))
-}
-
 // WorkDir is the directory holding logs and scratch space.
 func (e *Env) WorkDir() string { return e.workDir }
 

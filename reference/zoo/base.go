@@ -53,6 +53,8 @@ type base struct {
 	stale func(ctx context.Context, rec *reference.Record)
 	// noSweeper disables the background sweeper.
 	noSweeper bool
+	// alsoSweep is more work for every sweep (an outbox to drain).
+	alsoSweep func(ctx context.Context)
 }
 
 // job is one gateway attempt for a claimed key.
@@ -315,6 +317,9 @@ func (b *base) sweepOnce(ctx context.Context) error {
 		} else {
 			b.recover(ctx, rec)
 		}
+	}
+	if b.alsoSweep != nil {
+		b.alsoSweep(ctx)
 	}
 	_, _, err = b.store.Expire(ctx, time.Now(), b.cfg.SweepBatch)
 	return err
