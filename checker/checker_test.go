@@ -467,3 +467,18 @@ func TestExpiry_SlowRequestMayReachTheServerPastTheTTL(t *testing.T) {
 	b.charge("ch_2", "ord", 1250*ms, "succeeded")
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E1": checker.Unknown})
 }
+
+// TestP2_PastThePromiseTheOldBodyMayStillCount: a different body sent
+// after the promise ended opens a new epoch of its own, but a server that
+// still keeps the key (allowed) refuses it against the first body: not P2.
+// Measured: the reference got P2 FAILED (seed 4) when the gate delayed a
+// key-reuse example past its 10s promise.
+func TestP2_PastThePromiseTheOldBodyMayStillCount(t *testing.T) {
+	b := newBuilder()
+	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, 10*time.Second
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	late := b.op("t", "k1", "ord", 12*time.Second, 12*time.Second+50*ms, 422, "")
+	late.Body, late.Amount = bodyOf("ord", 501, "usd"), 501
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+}
