@@ -129,7 +129,7 @@ type play struct {
 	last    map[string]client.Request // the latest request of each (tenant, key)
 	pending map[string]chan history.Op
 	faults  map[string]faults.HealFunc // active faults by scenario id ("kill:replica0" for process steps)
-	start   time.Time
+	start   time.Time                  // when the first request was sent (mu)
 }
 
 func (r *Runner) newPlay(sc Scenario) *play {
@@ -152,7 +152,7 @@ func (r *Runner) newPlay(sc Scenario) *play {
 		r: r, sc: sc, nonce: r.nonce(), rec: rec, env: faults.Bind(r.Env, labels, r.log()), labels: labels,
 		client: client.New(r.Target.Protocol, rec, urls, timeout),
 		orders: map[string]bool{}, last: map[string]client.Request{},
-		pending: map[string]chan history.Op{}, faults: map[string]faults.HealFunc{}, start: time.Now(),
+		pending: map[string]chan history.Op{}, faults: map[string]faults.HealFunc{},
 	}
 }
 
@@ -182,6 +182,11 @@ func (p *play) do(ctx context.Context, req client.Request) history.Op {
 		}
 		defer g.leave(p)
 	}
+	p.mu.Lock()
+	if p.start.IsZero() {
+		p.start = time.Now() // TTL waits count from the first request sent, after any wait at the gate
+	}
+	p.mu.Unlock()
 	return p.client.Do(ctx, req)
 }
 

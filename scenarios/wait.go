@@ -21,7 +21,7 @@ func (p *play) wait(ctx context.Context, w Wait) error {
 		_, err := p.gatewayEvent(ctx, w, gatewaysim.EventCharge, p.realOrder(w.Charge))
 		return err
 	case w.TTL > 0:
-		return p.sleepUntil(ctx, p.start.Add(time.Duration(w.TTL*float64(p.r.Target.Policy.TTL))))
+		return p.sleepUntil(ctx, p.started().Add(time.Duration(w.TTL*float64(p.r.Target.Policy.TTL))))
 	case w.Recovery:
 		return p.sleepUntil(ctx, time.Now().Add(p.r.Target.Policy.RecoveryWindow))
 	}
@@ -94,4 +94,14 @@ func (p *play) collect(ctx context.Context, ids []string) error {
 		}
 	}
 	return nil
+}
+
+// started is when the example's first request was sent (now, if none was).
+func (p *play) started() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.start.IsZero() {
+		return time.Now()
+	}
+	return p.start
 }
