@@ -5,7 +5,6 @@ import (
 	"flag"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"pgregory.net/rapid"
@@ -34,51 +33,52 @@ func Explore(ctx context.Context, p *Property, seed, stride uint64, workers int,
 		stride = 1
 	}
 	workers = max(workers, 1)
+	// One lock guards the explorer's state: examples take seconds, so a
+	// lock per example costs nothing.
 	var (
-		next    atomic.Uint64
-		played  atomic.Int64
-		longest atomic.Int64
 		mu      sync.Mutex
+		next    = seed
+		played  int
+		longest = p.Family.ExampleTime(p.Runner.Target)
 		failed  bool
 		wg      sync.WaitGroup
 	)
-	next.Store(seed)
-	longest.Store(int64(p.Family.ExampleTime(p.Runner.Target)))
-	stop := func() bool {
+	// take hands a worker the next seed, or false when no example should
+	// start: a failure was found, ctx ended, or one would likely outlast
+	// the deadline.
+	take := func() (uint64, bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		return failed || ctx.Err() != nil || time.Until(deadline) < time.Duration(longest.Load())
+		if failed || ctx.Err() != nil || time.Until(deadline) < longest {
+			return 0, false
+		}
+		s := next
+		next += stride
+		return s, true
 	}
 	for range workers {
 		wg.Go(func() {
-			for !stop() {
-				s := next.Add(stride) - stride
+			for s, ok := take(); ok; s, ok = take() {
 				ex, ok := p.Play(Draw(p, s))
 				if !ok {
 					return
 				}
-				played.Add(1)
-				for took := int64(ex.Took); took > longest.Load(); {
-					if longest.CompareAndSwap(longest.Load(), took) {
-						break
-					}
+				mu.Lock()
+				played++
+				longest = max(longest, ex.Took)
+				if FirstFailed(ex.Result) != "" && !failed {
+					failed, failSeed = true, s
 				}
-				if FirstFailed(ex.Result) != "" {
-					mu.Lock()
-					if !failed {
-						failed, failSeed = true, s
-					}
-					mu.Unlock()
-				}
+				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
 	if !failed || ctx.Err() != nil {
-		return int(played.Load()), failSeed, false, nil
+		return played, failSeed, false, nil
 	}
 	confirmed, err = p.confirm(failSeed, shrink)
-	return int(played.Load()), failSeed, confirmed, err
+	return played, failSeed, confirmed, err
 }
 
 // confirm re-plays seed with rapid, which shrinks a failure it
