@@ -13,7 +13,7 @@ import "github.com/idemcheck/idemcheck/reference"
 // window up to its end).
 var shortRetention = Variant{
 	Name: "short-retention",
-	Bug:  "keeps keys for 3x the TTL while promising a retry window of 10x",
+	Bug:  "keeps keys for 3x the TTL while promising a retry window of 20x",
 	New: func(cfg reference.Config) (Server, error) {
 		if cfg.TTL == 0 {
 			cfg.TTL = reference.DefaultTTL
