@@ -253,7 +253,7 @@ func (fr *familyRun) result() checker.Result {
 // wait get waitersPerWorker times as many.
 const DefaultParallel = 4
 
-const waitersPerWorker = 4
+const waitersPerWorker = 8
 
 func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, index int, setup time.Duration, deadline time.Time, opts Options) *familyRun {
 	if need := fam.ExampleTime(r.Target); time.Now().Add(need).After(deadline) {

@@ -42,7 +42,7 @@ func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed: the same seed replays the same scenarios and faults")
 	fs.DurationVar(&f.budget, "budget", 50*time.Second, "total wall-time budget, set-up included; the families run at the same time")
 	fs.IntVar(&f.replicas, "replicas", 0, "override the target's replica count")
-	fs.IntVar(&f.parallel, "parallel", certify.DefaultParallel, "examples of one family in flight at once (families that mostly wait get 4x)")
+	fs.IntVar(&f.parallel, "parallel", certify.DefaultParallel, "examples of one family in flight at once (families that mostly wait get 8x)")
 	fs.StringVar(&f.reportDir, "report-dir", "", "where reports go (default idemcheck-report/<target>)")
 	fs.BoolVar(&f.strict, "strict", false, "count NON-STRICT (safe but not what the IETF draft asks) as failure")
 	fs.BoolVar(&f.json, "json", false, "print report.json to stdout instead of progress and summary")
