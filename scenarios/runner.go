@@ -203,7 +203,9 @@ func (p *play) converge(ctx context.Context) {
 	last := map[string]history.Op{}
 	for _, op := range p.rec.Snapshot(false).Ops {
 		k := op.Tenant + "\x00" + op.Key
-		if prev, ok := last[k]; !ok || op.Invoke >= prev.Invoke {
+		// The answer that came last is what convergence is judged on
+		// (a duplicate held until after the others were answered).
+		if prev, ok := last[k]; !ok || op.Complete >= prev.Complete {
 			last[k] = op
 		}
 	}
