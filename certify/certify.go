@@ -297,6 +297,9 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 			fr.Note = "the failure did not reproduce when its example was re-played alone: it needed the examples it ran with (the counterexample is the example as found)"
 		}
 	}
+	if err := agg.unplayed(); err != nil && fr.Note == "" {
+		fr.Note = "an example could not be played to its end, so its evidence is incomplete: " + err.Error()
+	}
 	if opts.Progress != nil {
 		opts.Progress(Progress{Family: fam.Name, Examples: agg.count(), Violations: agg.failures(), Elapsed: time.Since(start), Budget: budget, Done: true})
 	}
@@ -369,6 +372,7 @@ type aggregate struct {
 	// every violation over its own ops and charges.
 	evidence []reports.Violation
 	shown    map[string]int
+	firstErr error // the first example that could not be played to its end
 }
 
 // maxEvidence is how many violations of one check a report shows besides
@@ -379,6 +383,9 @@ func (a *aggregate) add(ex scenarios.Example) (examples, violations int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.results = append(a.results, ex.Result)
+	if ex.Err != nil && a.firstErr == nil {
+		a.firstErr = ex.Err
+	}
 	if ex.Failed() {
 		a.violations++
 		if a.violations == 1 {
@@ -405,6 +412,13 @@ func (a *aggregate) keep(ex scenarios.Example) {
 			a.evidence = append(a.evidence, reports.Violation{Violation: v, History: ex.History})
 		}
 	}
+}
+
+// unplayed is the first example error, if any.
+func (a *aggregate) unplayed() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.firstErr
 }
 
 // kept is the evidence kept so far (none for a family that did not run).
