@@ -234,6 +234,9 @@ func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths, errPrin
 			line += fmt.Sprintf("  shrunk to %d requests, %d faults: %s", fr.ShrunkRequests, fr.ShrunkFaults, fr.Incident)
 		}
 		fmt.Fprintln(w, line)
+		if fr.Verdict == "UNKNOWN" && fr.Note != "" {
+			fmt.Fprintf(w, "    %s\n", fr.Note)
+		}
 	}
 	for _, c := range rep.Checks {
 		if c.Verdict == "PASS" {
