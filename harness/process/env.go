@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/freeport"
 	"github.com/idemcheck/idemcheck/internal/leftovers"
 	"github.com/idemcheck/idemcheck/target"
 )
@@ -163,7 +164,7 @@ func (e *Env) startReplicas(ctx context.Context, opts harness.Options) error {
 // prepareReplica picks the replica's port, creates its three proxies and
 // renders its command line with the proxied URLs.
 func (e *Env) prepareReplica(i int, opts harness.Options) error {
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return err
 	}
@@ -288,13 +289,4 @@ func (e *Env) DatabaseURL() string {
 		return ""
 	}
 	return e.db.url
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

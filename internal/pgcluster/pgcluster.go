@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -28,6 +27,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/idemcheck/idemcheck/internal/freeport"
 	"github.com/idemcheck/idemcheck/internal/leftovers"
 )
 
@@ -98,7 +98,7 @@ func (c *Cluster) start(ctx context.Context, timeout time.Duration) error {
 	if err := c.initdb(ctx); err != nil {
 		return err
 	}
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return err
 	}
@@ -266,15 +266,6 @@ func findBinDir(explicit string) (string, error) {
 func versionOf(binDir string) int {
 	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
 	return v
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("pgcluster: free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func lastLines(b []byte, n int) string {
