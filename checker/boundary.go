@@ -2,23 +2,15 @@ package checker
 
 import "time"
 
-// minBand is the narrowest band around an expiry boundary that the checker
-// leaves undecided. The client stamps a retry when it sends it; the server
-// measures its TTL from its own receipt of the key's first request, on
-// its own clock, after network latency and scheduling: a retry a few
-// milliseconds on either side of the boundary may be on the other side for
-// the server.
-const minBand = 250 * time.Millisecond
-
 // band is the half-width of the undecided band around the end of a key's
-// promise: max(TTL/10, 250ms), widened by the measured clock offset
+// promise: Policy.Band, widened by the measured clock offset
 // between the gateway and the client when the history records one. Zero
 // when no TTL was declared (the promise never ends).
 func (ix *index) band() time.Duration {
 	if ix.pol.TTL <= 0 {
 		return 0
 	}
-	return max(ix.pol.TTL/10, minBand) + abs(ix.h.ClockOffset)
+	return ix.pol.Band() + abs(ix.h.ClockOffset)
 }
 
 func abs(d time.Duration) time.Duration {

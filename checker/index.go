@@ -116,7 +116,7 @@ type index struct {
 func build(h *history.History) *index {
 	ix := &index{h: h, pol: h.Policy, byOrder: map[string]*order{}, charges: map[string]*charge{}}
 	if h.Policy.TTL > 0 {
-		ix.promise = max(h.Policy.TTL, h.Policy.RetryWindow)
+		ix.promise = h.Policy.Promise()
 	}
 	ix.bandw = ix.band()
 	ix.indexOps(canonicalizer{})

@@ -181,15 +181,6 @@ type GatewayReplay struct {
 // Succeeded reports whether the charge moved money.
 func (c Charge) Succeeded() bool { return c.Status == "succeeded" }
 
-// Policy is what the target declares about itself; the checker judges
-// expiry and convergence against it, never against defaults of its own.
-type Policy struct {
-	TTL            time.Duration `json:"ttl"`
-	RetryWindow    time.Duration `json:"retry_window"`
-	RecoveryWindow time.Duration `json:"recovery_window"`
-	MaxWait        time.Duration `json:"max_wait"`
-}
-
 // History is one run's record: every op, fault and charge on one clock.
 type History struct {
 	Version  int      `json:"version"`

@@ -137,7 +137,7 @@ func (r *Runner) newPlay(sc Scenario) *play {
 	r.Feed()
 	rec := history.NewRecorder(history.History{
 		Target: r.Target.Name, Family: sc.Family, Seed: sc.Seed, Replicas: r.Env.Replicas(),
-		Tenants: r.Target.Tenants, Policy: history.Policy(pol),
+		Tenants: r.Target.Tenants, Policy: pol,
 	})
 	urls := make([]string, r.Env.Replicas())
 	for i := range urls {

@@ -7,25 +7,10 @@ import (
 	"github.com/idemcheck/idemcheck/internal/yamlfile"
 )
 
-// MinBoundaryBand is the least half-width of the band around a policy
-// boundary (the TTL, the promise's end) inside which a retry proves
-// nothing: the client stamps its send, the server its receipt, and the
-// two clocks and the wire between them differ by this much under load.
-const MinBoundaryBand = 250 * time.Millisecond
-
 // StrikeTime bounds how long the strike of a crash-window example (a
 // gateway hold, a kill, a restart) takes before its recovery wait starts;
 // it is part of what must fit inside the promise.
 const StrikeTime = 3 * time.Second
-
-// Promise is how long after a key's first request a retry is covered:
-// the longer of the TTL and the retry window (DESIGN.md §3, Expiry).
-func (p Policy) Promise() time.Duration { return max(p.TTL, p.RetryWindow) }
-
-// Band is the half-width of the band around the TTL and around the
-// promise's end that the checker grades UNKNOWN and the generators keep
-// clear of: max(10% of the TTL, MinBoundaryBand) (issue 11, item 9).
-func (p Policy) Band() time.Duration { return max(p.TTL/10, MinBoundaryBand) }
 
 // CrashWindowFits says whether a crash-window example's final retry (the
 // strike, then the recovery window) lands inside the promise, clear of
@@ -47,14 +32,6 @@ func (t *Target) CrashWindowFits() error {
 	}
 	return bad("policy.recovery_window", "%s", msg)
 }
-
-// GatewayKeyTTL is how long the gateway simulator remembers an
-// Idempotency-Key when it remembers keys at all. A real gateway keeps
-// keys for about as long as a server keeps its own (Stripe: 24h), so the
-// simulator's window is compressed with the target's test-mode policy:
-// the promise and its boundary band, not a fixed 24h that would absorb
-// every late retry a target forwards as its own key.
-func (p Policy) GatewayKeyTTL() time.Duration { return p.Promise() + p.Band() }
 
 // Refuse places a validation error of t (a *yamlfile.FieldError such as
 // CrashWindowFits returns) in t's file, as file:line: field: what to

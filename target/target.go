@@ -7,6 +7,8 @@ import (
 	"slices"
 	"text/template"
 	"time"
+
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // Target describes a system under test: how to start it, how it speaks the
@@ -78,12 +80,8 @@ type Fields struct {
 }
 
 // Policy is what the target promises; the checker judges against it.
-type Policy struct {
-	TTL            time.Duration `yaml:"ttl"`             // how long a key dedupes
-	RetryWindow    time.Duration `yaml:"retry_window"`    // how late a client retry is still covered
-	RecoveryWindow time.Duration `yaml:"recovery_window"` // after faults heal, crashed keys converge within this
-	MaxWait        time.Duration `yaml:"max_wait"`        // how long a duplicate may be held before 409
-}
+// It is history.Policy: the same type is kept in every history.
+type Policy = history.Policy
 
 // Vars are the values a Start template may use.
 type Vars struct {
