@@ -68,9 +68,6 @@ type FamilyResult struct {
 	// Note says why the family could not run (and what budget would fit),
 	// or that its failure needed the examples it ran with.
 	Note string `json:"note,omitempty"`
-	// CrashPoints counts the examples (payments) per crash point that the
-	// family's histories show struck, for crash-window.
-	CrashPoints map[string]int `json:"crash_points,omitempty"`
 }
 
 // Check is one row of the checks table: one check in one family.
