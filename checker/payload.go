@@ -15,7 +15,7 @@ import (
 func (ix *index) p1() CheckResult {
 	c := newCheck("P1")
 	n := 0
-	var edge []string
+	var edge, unheld []string
 	for _, e := range ix.eps {
 		first := firstAnswer(e)
 		for _, o := range e.ops {
@@ -26,6 +26,10 @@ func (ix *index) p1() CheckResult {
 			why := accepted(o, first)
 			if why != "" && o.edge {
 				edge = append(edge, fmt.Sprintf("op %d %s", o.ID, why))
+				continue
+			}
+			if why != "" && !bodyHeld(e, o) {
+				unheld = append(unheld, fmt.Sprintf("op %d %s", o.ID, why))
 				continue
 			}
 			if why != "" {
@@ -40,11 +44,28 @@ func (ix *index) p1() CheckResult {
 		}
 	}
 	c.Exercised = c.Exercised || n > 0
-	c.Note = notes(fmt.Sprintf("judged %d requests with a different body", n), ix.edgeNote(edge))
-	if len(edge) > 0 {
+	c.Note = notes(fmt.Sprintf("judged %d requests with a different body", n), ix.edgeNote(edge),
+		listNote("UNKNOWN: the key's first body may never have been stored (every request with it before was answered 5xx or not at all, and none charged)", unheld))
+	if len(edge) > 0 || len(unheld) > 0 {
 		c.Verdict = Worst(c.Verdict, Unknown)
 	}
 	return c
+}
+
+// bodyHeld says whether the server provably held the key's reference body
+// when o was sent: a request with that body got a definitive answer
+// before o was sent, or charged. A reference request answered 5xx (a
+// claim that failed on a broken database connection) or not at all may
+// have left no record, and then o is the key's first body as far as the
+// server knows: accepting it proves nothing (process seed 6: op 0 503,
+// op 2 with another body 201, judged FAILED on the reference).
+func bodyHeld(e *epoch, o *opInfo) bool {
+	for _, r := range e.equalOps() {
+		if len(r.made) > 0 || (r.definitive() && r.Complete < o.Invoke) {
+			return true
+		}
+	}
+	return false
 }
 
 // firstAnswer returns the first definitive answer (by completion) to a
