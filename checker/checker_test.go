@@ -482,3 +482,29 @@ func TestP2_PastThePromiseTheOldBodyMayStillCount(t *testing.T) {
 	b.charge("ch_1", "ord", 50*ms, "succeeded")
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
 }
+
+// P1 needs the server to have held the key's first body: a first request
+// answered 503 (its claim failed on a broken database connection) may have
+// left no record, so a later different body accepted is UNKNOWN, never
+// FAILED (process seed 6 judged the reference FAILED). Once the first body
+// got a definitive answer, accepting another body is FAILED as before.
+func TestP1_FirstBodyNeverStoredIsUnknown(t *testing.T) {
+	b := newBuilder()
+	b.op("t", "k1", "ord", 0, 10*ms, 503, "")
+	other := b.op("t", "k1", "ord", 100*ms, 150*ms, 201, "ch_1")
+	other.Body, other.Amount = bodyOf("ord", 501, "usd"), 501
+	b.charge("ch_1", "ord", 120*ms, "succeeded")
+	if c, _ := checker.Check(b.history()).Find("P1"); c.Verdict != checker.Unknown {
+		t.Errorf("P1 %s, want UNKNOWN (%s)", c.Verdict, c.Note)
+	}
+
+	b = newBuilder()
+	b.op("t", "k1", "ord", 0, 10*ms, 201, "ch_1")
+	other = b.op("t", "k1", "ord", 100*ms, 150*ms, 201, "ch_2")
+	other.Body, other.Amount = bodyOf("ord", 501, "usd"), 501
+	b.charge("ch_1", "ord", 5*ms, "succeeded")
+	b.charge("ch_2", "ord", 120*ms, "succeeded")
+	if c, _ := checker.Check(b.history()).Find("P1"); c.Verdict != checker.Failed {
+		t.Errorf("P1 %s, want FAILED (%s)", c.Verdict, c.Note)
+	}
+}
