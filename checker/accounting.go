@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/history"
 )
@@ -26,7 +27,7 @@ func (ix *index) a1() CheckResult {
 		case ch.Order == "":
 			c.flag(Failed, Violation{Charges: []string{ch.ID}, Explanation: fmt.Sprintf(
 				"charge %s moved %d %s with no order: the server did not forward metadata[order_id], and no one can tell whose money it is", ch.ID, ch.Amount, ch.Currency)})
-		case ix.byOrder[ch.Order] != nil:
+		case ix.byOrder[ch.Order] != nil, ix.bodyNames(ch.Order):
 		case slices.Contains(ix.h.OtherOrders, ch.Order):
 			others++
 		default:
@@ -37,6 +38,15 @@ func (ix *index) a1() CheckResult {
 	c.Exercised = c.Exercised || n > 0
 	c.Note = notes(fmt.Sprintf("judged %d succeeded ledger charges", n), othersNote(others))
 	return c
+}
+
+// bodyNames says whether a request's body names order: a key-reuse
+// mutation may carry another order id than the request's own, and when the
+// key's first body was never stored the server rightly charges it. Order
+// ids are the harness's unique tokens, so a quoted match is exact enough.
+func (ix *index) bodyNames(order string) bool {
+	q := `"` + order + `"`
+	return slices.ContainsFunc(ix.ops, func(o *opInfo) bool { return strings.Contains(o.Body, q) })
 }
 
 func othersNote(n int) string {
