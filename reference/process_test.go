@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +18,10 @@ import (
 	"testing"
 	"time"
 
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/reference"
+	"github.com/rs/zerolog"
 )
 
 var (
@@ -183,6 +186,55 @@ func TestProcess_KilledInChargeThenHang(t *testing.T) {
 				t.Errorf("metrics lack %s", want)
 			}
 		})
+	}
+}
+
+// The network cuts every pooled database connection while they sit idle
+// (a proxy restart, a failover: in a certification, another example's
+// down-postgres-link fault). Once the database is reachable again no request
+// may pay for a connection that died while nobody used it: the pool checks a
+// connection before lending it, so every charge after the cut is 201.
+func TestProcess_ConnectionsCutWhileIdleAreNotLent(t *testing.T) {
+	bin := buildServer(t)
+	e := newEnv(t, envOptions{replicas: -1})
+	u, err := url.Parse(e.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
+	px := toxiproxy.NewProxy(srv, "db", "127.0.0.1:0", u.Host)
+	if err := srv.Collection.Add(px, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Collection.Clear() })
+	u.Host = px.Listen
+	proxied := *e
+	proxied.dbURL = u.String()
+	p := startServer(t, bin, &proxied, "--sweep-interval", "-1s")
+
+	tenant := uniq("sk")
+	pay := func(i int) reply {
+		r, err := e.post(p.url, charge{tenant: tenant, key: uniq("key"), body: chargeBody(uniq("ord"), 100+i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// Open several pooled connections: concurrent charges each hold one.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() { defer wg.Done(); pay(i) }()
+	}
+	wg.Wait()
+	px.Stop() // closes every connection through the proxy
+	if err := px.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 16 {
+		if r := pay(i); r.status != http.StatusCreated {
+			t.Fatalf("charge %d after the cut: %s, want 201 on a fresh connection", i, r)
+		}
 	}
 }
 
