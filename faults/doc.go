@@ -33,12 +33,24 @@
 //   - Gateway, built by Decline, FailBeforeCharge, ChargeThenFail,
 //     ChargeThenDrop, ChargeThenHang and Slow; matched by order, n-th
 //     request or probability. Heal removes the rule and releases its holds.
-//     The history records the rule's lifetime; its firings show in the
-//     ledger and the simulator's events (the harness forwards only ledger
-//     events into the history).
+//     The history records the rule's lifetime, and its Fired time once the
+//     run's ledger feed has seen the simulator's event for it firing
+//     (scenarios/evidence.go, stampFirings): a rule armed but never fired
+//     proves nothing (L4 counts crash points seen to fire).
 //   - KillInHang(ctx, env, replica, order): SIGKILL a replica while the
 //     gateway holds that order's committed charge, then release the hold.
 //     CrashInHang is the same as a declarative fault for scenario files.
+//
+// # Adding a fault kind
+//
+// One new file in this package: a type implementing Fault (and
+// Parametrized when it has parameters, so the history records what was
+// applied), and an init that registers its kind with the target it takes
+// ("link", "replica" or "gateway"), the parameters it accepts and how a
+// checked Spec builds it; down.go and latency.go are the smallest
+// examples. Nothing else changes: scenario and incident files and Kinds
+// pick the kind up from the registry, and a parameter it does not accept
+// is refused, with file:line and the field, when the file loads.
 //
 // # Faults as data
 //
