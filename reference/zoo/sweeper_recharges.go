@@ -2,9 +2,11 @@ package zoo
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/idemcheck/idemcheck/reference"
+	"github.com/jackc/pgx/v5"
 )
 
 // sweeperRecharges re-drives payments from an outbox table: every gateway
@@ -30,9 +32,15 @@ var sweeperRecharges = Variant{
 		ctx, cancel := context.WithTimeout(context.Background(), dbTimeout)
 		defer cancel()
 		// Replicas start together: CREATE TABLE IF NOT EXISTS can lose a
-		// race on the catalog, so the creation holds an advisory lock.
-		if _, err := b.store.Pool().Exec(ctx, `SELECT pg_advisory_lock(7004); `+outboxSchema+`; SELECT pg_advisory_unlock(7004)`); err != nil {
-			return nil, err
+		// race on the catalog, so the creation holds an advisory lock
+		// until it commits. (A session lock released in the same query
+		// string was released before the implicit commit: the next replica
+		// did not see the table yet and failed with 42P07, once in 10 seeds.)
+		if err := pgx.BeginFunc(ctx, b.store.Pool(), func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(7004); `+outboxSchema)
+			return err
+		}); err != nil {
+			return nil, fmt.Errorf("zoo_outbox: %w", err)
 		}
 		b.indeterminate = func(ctx context.Context, j job) {
 			if err := b.store.Release(ctx, j.scope, j.keyHash, j.requestID, b.replica, time.Now()); err != nil {
