@@ -28,7 +28,7 @@ func (ix *index) p1() CheckResult {
 				edge = append(edge, fmt.Sprintf("op %d %s", o.ID, why))
 				continue
 			}
-			if why != "" && !bodyHeld(e, o) {
+			if why != "" && !bodyHeld(e, first, o) {
 				unheld = append(unheld, fmt.Sprintf("op %d %s", o.ID, why))
 				continue
 			}
@@ -53,19 +53,17 @@ func (ix *index) p1() CheckResult {
 }
 
 // bodyHeld says whether the server provably held the key's reference body
-// when o was sent: a request with that body got a definitive answer
-// before o was sent, or charged. A reference request answered 5xx (a
-// claim that failed on a broken database connection) or not at all may
-// have left no record, and then o is the key's first body as far as the
-// server knows: accepting it proves nothing (process seed 6: op 0 503,
-// op 2 with another body 201, judged FAILED on the reference).
-func bodyHeld(e *epoch, o *opInfo) bool {
-	for _, r := range e.equalOps() {
-		if len(r.made) > 0 || (r.definitive() && r.Complete < o.Invoke) {
-			return true
-		}
+// when o was sent: its first answer (firstAnswer) came before o was sent,
+// or a request with it charged. A reference request answered 5xx (a claim
+// that failed on a broken database connection) or not at all may have
+// left no record, and then o is the key's first body as far as the server
+// knows: accepting it proves nothing (process seed 6: op 0 503, op 2 with
+// another body 201, judged FAILED on the reference).
+func bodyHeld(e *epoch, first, o *opInfo) bool {
+	if first != nil && first.Complete < o.Invoke {
+		return true
 	}
-	return false
+	return slices.ContainsFunc(e.equalOps(), func(r *opInfo) bool { return len(r.made) > 0 })
 }
 
 // firstAnswer returns the first definitive answer (by completion) to a

@@ -15,45 +15,40 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// Replicas of a zoo member start together on one fresh database: every
-// one starts, whatever schema of its own the member creates (the
-// sweeper-recharges outbox once failed a replica with 42P07, "relation
-// already exists", in 1 of 10 self-validation seeds).
-func TestVariants_ReplicasStartTogether(t *testing.T) {
-	for _, name := range []string{"sweeper-recharges"} {
-		t.Run(name, func(t *testing.T) {
-			v, err := zoo.Lookup(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			url := pgtest.URL(t)
-			const replicas = 8
-			pools := make([]*pgxpool.Pool, replicas)
-			for i := range pools {
-				if pools[i], err = pgxpool.New(context.Background(), url); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(pools[i].Close)
-			}
-			if err := reference.Migrate(context.Background(), pools[0]); err != nil {
-				t.Fatal(err)
-			}
-			var wg sync.WaitGroup
-			errs := make(chan error, replicas)
-			for _, pool := range pools {
-				wg.Go(func() {
-					_, err := v.New(reference.Config{Pool: pool, Gateway: reference.NewGateway("http://127.0.0.1:1", "sk_test", time.Second),
-						SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
-					errs <- err
-				})
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				if err != nil {
-					t.Errorf("replica start: %v", err)
-				}
-			}
+// Replicas of sweeper-recharges start together on one fresh database and
+// every one starts: its outbox table once failed a replica with 42P07,
+// "relation already exists", in 1 of 10 self-validation seeds.
+func TestSweeperRecharges_ReplicasStartTogether(t *testing.T) {
+	v, err := zoo.Lookup("sweeper-recharges")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := pgtest.URL(t)
+	const replicas = 8
+	pools := make([]*pgxpool.Pool, replicas)
+	for i := range pools {
+		if pools[i], err = pgxpool.New(context.Background(), url); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pools[i].Close)
+	}
+	if err := reference.Migrate(context.Background(), pools[0]); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, replicas)
+	for _, pool := range pools {
+		wg.Go(func() {
+			_, err := v.New(reference.Config{Pool: pool, Gateway: reference.NewGateway("http://127.0.0.1:1", "sk_test", time.Second),
+				SweepInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+			errs <- err
 		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("replica start: %v", err)
+		}
 	}
 }
