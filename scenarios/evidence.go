@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
+	"github.com/idemcheck/idemcheck/checker"
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/history"
 )
@@ -42,30 +44,9 @@ func (p *play) own(order string) {
 // event for its orders (whenever it happened), and when each gateway rule
 // fired. A feed that cannot catch up leaves the history incomplete.
 func (p *play) evidence(ctx context.Context) (*history.History, error) {
-	feed := p.r.Feed()
-	err := feed.Barrier(context.WithoutCancel(ctx))
-	p.mu.Lock()
-	orders := make([]string, 0, len(p.orders))
-	for o := range p.orders {
-		orders = append(orders, o)
-	}
-	p.mu.Unlock()
-	slices.Sort(orders)
-	pl := &played{sc: p.sc, rec: p.rec, included: map[string]bool{}}
-	for _, o := range orders {
-		for _, ev := range feed.Order(o) {
-			if c, ok := ChargeOf(ev, p.rec); ok && !pl.included[c.ID] {
-				p.rec.Charge(c)
-				pl.included[c.ID] = true
-			}
-			if ev.Type == gatewaysim.EventReplay {
-				p.rec.GatewayReplay(history.GatewayReplay{Order: ev.OrderID, ChargeID: ev.ChargeID, IdempotencyKey: ev.IdempotencyKey, At: p.rec.At(ev.Time)})
-			}
-		}
-	}
-	p.stampFirings(feed)
+	orders, err := p.gather(ctx)
 	h := p.rec.Snapshot(err == nil)
-	pl.hist = h
+	pl := &played{sc: p.sc, rec: p.rec, hist: h, included: maps.Clone(p.included)}
 	p.r.mu.Lock()
 	for _, o := range orders {
 		if p.r.owned[o] == nil {
@@ -75,6 +56,61 @@ func (p *play) evidence(ctx context.Context) (*history.History, error) {
 	p.r.mu.Unlock()
 	return h, err
 }
+
+// gather waits for the ledger feed to catch up with the gateway (a
+// barrier) and takes into the recorder the ledger events for the
+// example's orders that it has not taken yet, and when each armed gateway
+// rule fired; it returns the orders, sorted. It may run more than once
+// (a checkpoint, then the end).
+func (p *play) gather(ctx context.Context) ([]string, error) {
+	feed := p.r.Feed()
+	err := feed.Barrier(context.WithoutCancel(ctx))
+	p.mu.Lock()
+	orders := slices.Sorted(maps.Keys(p.orders))
+	p.mu.Unlock()
+	for _, o := range orders {
+		evs := feed.Order(o)
+		for _, ev := range evs[p.seen[o]:] {
+			if c, ok := ChargeOf(ev, p.rec); ok && !p.included[c.ID] {
+				p.rec.Charge(c)
+				p.included[c.ID] = true
+			}
+			if ev.Type == gatewaysim.EventReplay {
+				p.rec.GatewayReplay(history.GatewayReplay{Order: ev.OrderID, ChargeID: ev.ChargeID, IdempotencyKey: ev.IdempotencyKey, At: p.rec.At(ev.Time)})
+			}
+		}
+		p.seen[o] = len(evs)
+	}
+	p.stampFirings(feed)
+	return orders, err
+}
+
+// failedSoFar judges the example as played so far, when that is a whole
+// example of its own (every request answered, no fault active) whose
+// evidence is complete (the ledger feed caught up), and says whether it
+// already holds a double charge (doubleCharge): a late-retry example
+// then need not wait out its later probes, since no later step takes the
+// money back. Other failures are not taken early: a prefix can end on an
+// indeterminate answer that a later probe or the final convergence
+// resolves (M6), or name a charge the ledger has not delivered yet (M3).
+func (p *play) failedSoFar(ctx context.Context) bool {
+	if len(p.pending) > 0 || len(p.faults) > 0 {
+		return false
+	}
+	if _, err := p.gather(ctx); err != nil {
+		return false
+	}
+	for _, c := range checker.Check(p.rec.Snapshot(true)).Checks {
+		if c.Verdict == checker.Failed && slices.Contains(doubleCharge, c.ID) {
+			return true
+		}
+	}
+	return false
+}
+
+// doubleCharge are the checks whose FAILED is two charges the ledger
+// already holds for one payment.
+var doubleCharge = []string{"M1", "E1", "E2"}
 
 // stampFirings records when each armed gateway rule of the example fired.
 func (p *play) stampFirings(feed *Feed) {

@@ -130,6 +130,20 @@ type play struct {
 	pending map[string]chan history.Op
 	faults  map[string]faults.HealFunc // active faults by scenario id ("kill:replica0" for process steps)
 	start   time.Time                  // when the first request was sent (mu)
+	// healed is when this example's last fault healed (a restarted
+	// replica ready again): its recovery window counts from there.
+	healed time.Time
+	// recovering is when the recovery window of a Wait{Recovery} began
+	// (zero before one): converging sends retry until it plus the window
+	// and ConvergeSlack.
+	recovering time.Time
+	// converging are the (tenant, key)s a converging send retried to its
+	// deadline already: converge does not give them a second deadline.
+	converging map[string]bool
+	// seen counts, per real order, the ledger events already taken into
+	// the recorder, so that evidence can be gathered more than once.
+	seen     map[string]int
+	included map[string]bool // charge ids in the recorder
 }
 
 func (r *Runner) newPlay(sc Scenario) *play {
@@ -153,6 +167,7 @@ func (r *Runner) newPlay(sc Scenario) *play {
 		client: client.New(r.Target.Protocol, rec, urls, timeout),
 		orders: map[string]bool{}, last: map[string]client.Request{},
 		pending: map[string]chan history.Op{}, faults: map[string]faults.HealFunc{},
+		converging: map[string]bool{}, seen: map[string]int{}, included: map[string]bool{},
 	}
 }
 
@@ -164,6 +179,9 @@ func (p *play) steps(ctx context.Context) error {
 		}
 	}
 	for i, s := range p.sc.Steps {
+		if s.Wait != nil && s.Wait.TTL > 0 && p.failedSoFar(ctx) {
+			break // the probes still to come cannot undo a failure
+		}
 		if err := p.step(ctx, s); err != nil {
 			return fmt.Errorf("step %d (%s): %w", i, s, err)
 		}
@@ -190,15 +208,19 @@ func (p *play) do(ctx context.Context, req client.Request) history.Op {
 	return p.client.Do(ctx, req)
 }
 
-// convergeSlack is what a converging send adds to the recovery window.
-const convergeSlack = 5 * time.Second
+// ConvergeSlack is what a converging send adds to the recovery window:
+// room for a replica still warming up and a loaded machine.
+const ConvergeSlack = 5 * time.Second
 
 // converge ends an example with evidence for convergence (M6): every key
 // whose last answer was indeterminate (a 5xx from a replica whose database
 // link was cut by another example a moment before, a timeout) is retried,
 // once the faults have healed, until it gets a definitive answer or the
 // recovery window and its slack pass. Without it a correct server's
-// passing 503 would leave convergence undecided.
+// passing 503 would leave convergence undecided. The keys retry at once,
+// to one deadline; a key whose converging send already retried to its
+// deadline is not given another (no-recovery's waves took a minute more,
+// one key after another).
 func (p *play) converge(ctx context.Context) {
 	last := map[string]history.Op{}
 	for _, op := range p.rec.Snapshot(false).Ops {
@@ -209,23 +231,36 @@ func (p *play) converge(ctx context.Context) {
 			last[k] = op
 		}
 	}
+	deadline := time.Now().Add(p.r.Target.Policy.RecoveryWindow + ConvergeSlack)
+	var wg sync.WaitGroup
 	for k, op := range last {
 		p.mu.Lock()
 		req, ok := p.last[k]
+		done := p.converging[k]
 		p.mu.Unlock()
-		if ok && op.Outcome == history.Info {
+		if ok && !done && op.Outcome == history.Info {
 			req.Purpose = "retry-until-definitive"
-			p.retry(ctx, req)
+			wg.Go(func() { p.retry(ctx, req, deadline) })
 		}
 	}
+	wg.Wait()
+}
+
+// convergeDeadline is when a converging send stops retrying: the
+// recovery window and ConvergeSlack after the window began (the scenario
+// waited it out before sending), or after now when no window was waited.
+func (p *play) convergeDeadline() time.Time {
+	from := p.recovering
+	if from.IsZero() {
+		from = time.Now()
+	}
+	return from.Add(p.r.Target.Policy.RecoveryWindow + ConvergeSlack)
 }
 
 // retry re-sends req while its answer is indeterminate, backing off
-// from 100ms (doubling, at most 1s) or as Retry-After says, until the
-// recovery window plus convergeSlack has passed; every try is an op of
-// its own in the history.
-func (p *play) retry(ctx context.Context, req client.Request) history.Op {
-	deadline := time.Now().Add(p.r.Target.Policy.RecoveryWindow + convergeSlack)
+// from 100ms (doubling, at most 1s) or as Retry-After says, until
+// deadline; every try is an op of its own in the history.
+func (p *play) retry(ctx context.Context, req client.Request, deadline time.Time) history.Op {
 	backoff := 100 * time.Millisecond
 	for {
 		op := p.do(ctx, req)
@@ -285,14 +320,17 @@ func (p *play) send(ctx context.Context, s Send) error {
 	for _, o := range orders {
 		p.own(o)
 	}
+	k := req.Tenant + "\x00" + req.Key
 	if req.Key != "" {
 		p.mu.Lock()
-		p.last[req.Tenant+"\x00"+req.Key] = req
+		p.last[k] = req
+		p.converging[k] = p.converging[k] || s.Converge
 		p.mu.Unlock()
 	}
 	do := p.do
 	if s.Converge {
-		do = p.retry
+		deadline := p.convergeDeadline()
+		do = func(ctx context.Context, req client.Request) history.Op { return p.retry(ctx, req, deadline) }
 	}
 	if !s.Async {
 		do(ctx, req)
@@ -377,7 +415,9 @@ func (p *play) process(ctx context.Context, s Step) error {
 		if err != nil {
 			return err
 		}
-		return heal(ctx)
+		err = heal(ctx)
+		p.healed = time.Now()
+		return err
 	case s.Resume != nil:
 		return p.heal(ctx, processID("pause", *s.Resume))
 	}
@@ -418,7 +458,9 @@ func (p *play) heal(ctx context.Context, id string) error {
 		return fmt.Errorf("heal %s: no such active fault", id)
 	}
 	delete(p.faults, id)
-	return h(ctx)
+	err := h(ctx)
+	p.healed = time.Now()
+	return err
 }
 
 // release lets the gateway answer a held charge for a symbolic order; a

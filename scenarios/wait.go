@@ -23,7 +23,13 @@ func (p *play) wait(ctx context.Context, w Wait) error {
 	case w.TTL > 0:
 		return p.sleepUntil(ctx, p.started().Add(time.Duration(w.TTL*float64(p.r.Target.Policy.TTL))))
 	case w.Recovery:
-		return p.sleepUntil(ctx, time.Now().Add(p.r.Target.Policy.RecoveryWindow))
+		// The window counts from the last heal (a restarted replica
+		// ready), not from the end of the requests sent since.
+		p.recovering = p.healed
+		if p.recovering.IsZero() {
+			p.recovering = time.Now()
+		}
+		return p.sleepUntil(ctx, p.recovering.Add(p.r.Target.Policy.RecoveryWindow))
 	}
 	return p.sleepUntil(ctx, time.Now().Add(w.For))
 }
@@ -77,7 +83,7 @@ func (p *play) collect(ctx context.Context, ids []string) error {
 	}
 	// A converging send may retry for the recovery window and the slack,
 	// then wait out one more request.
-	timer := time.NewTimer(p.r.Target.Policy.RecoveryWindow + convergeSlack + p.client.Timeout() + 5*time.Second)
+	timer := time.NewTimer(p.r.Target.Policy.RecoveryWindow + ConvergeSlack + p.client.Timeout() + 5*time.Second)
 	defer timer.Stop()
 	for _, id := range ids {
 		ch, ok := p.pending[id]
