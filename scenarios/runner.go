@@ -194,10 +194,20 @@ func (p *play) steps(ctx context.Context) error {
 
 // do sends one request through the gate.
 func (p *play) do(ctx context.Context, req client.Request) history.Op {
+	op, _ := p.doGated(ctx, req)
+	return op
+}
+
+// doGated is do, also saying how long the request was held at the gate
+// (another example's disruption in progress) before it was sent.
+func (p *play) doGated(ctx context.Context, req client.Request) (history.Op, time.Duration) {
+	var held time.Duration
 	if g := p.r.Gate; g != nil {
+		t := time.Now()
 		if err := g.enter(ctx, p); err != nil {
-			return history.Op{Error: err.Error()}
+			return history.Op{Error: err.Error()}, time.Since(t)
 		}
+		held = time.Since(t)
 		defer g.leave(p)
 	}
 	p.mu.Lock()
@@ -205,7 +215,7 @@ func (p *play) do(ctx context.Context, req client.Request) history.Op {
 		p.start = time.Now() // TTL waits count from the first request sent, after any wait at the gate
 	}
 	p.mu.Unlock()
-	return p.client.Do(ctx, req)
+	return p.client.Do(ctx, req), held
 }
 
 // ConvergeSlack is what a converging send adds to the recovery window:
@@ -259,11 +269,15 @@ func (p *play) convergeDeadline() time.Time {
 
 // retry re-sends req while its answer is indeterminate, backing off
 // from 100ms (doubling, at most 1s) or as Retry-After says, until
-// deadline; every try is an op of its own in the history.
+// deadline; every try is an op of its own in the history. Time a try
+// spent held at the gate moves the deadline: the server was not asked
+// then (measured in container mode: final retries of a wave held up to
+// 2.8s while another example's disruption healed, out of a 5s slack).
 func (p *play) retry(ctx context.Context, req client.Request, deadline time.Time) history.Op {
 	backoff := 100 * time.Millisecond
 	for {
-		op := p.do(ctx, req)
+		op, held := p.doGated(ctx, req)
+		deadline = deadline.Add(held)
 		if op.Outcome != history.Info || ctx.Err() != nil {
 			return op
 		}
