@@ -124,13 +124,20 @@ func newTransport() *http.Transport {
 	return tr
 }
 
-func openPool(tb testing.TB, url string) *pgxpool.Pool {
+func openPool(tb testing.TB, url string) *pgxpool.Pool { return openPoolWith(tb, url, nil) }
+
+// openPoolWith opens a pool configured as the server runs it, adjusted by
+// adjust (nil: as it is).
+func openPoolWith(tb testing.TB, url string, adjust func(*pgxpool.Config)) *pgxpool.Pool {
 	tb.Helper()
-	cfg, err := pgxpool.ParseConfig(url)
+	cfg, err := reference.PoolConfig(url)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cfg.MaxConns = 24
+	if adjust != nil {
+		adjust(cfg)
+	}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		tb.Fatal(err)

@@ -196,19 +196,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // openDatabase connects (retrying while the database starts) and migrates.
 func openDatabase(ctx context.Context, o options, log *slog.Logger) (*pgxpool.Pool, error) {
-	cfg, err := pgxpool.ParseConfig(o.databaseURL)
+	cfg, err := reference.PoolConfig(o.databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: DATABASE_URL: %v", errUsage, err)
 	}
-	if !strings.Contains(o.databaseURL, "pool_max_conns") {
-		cfg.MaxConns = 32
-	}
-	// Ping every connection before lending it (pgx pings only those idle
-	// over a second). A connection the network cut while it sat in the pool
-	// (a proxy or failover restart) is then replaced by a fresh one instead
-	// of failing the claim with a 503 once the database is back. One round
-	// trip per statement is the price; a false 503 costs a client a retry.
-	cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return true }
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
