@@ -161,8 +161,11 @@ func certifyMember(t *testing.T, m builtin.Member, dir string, seed uint64, row 
 	got := summarize(rep)
 	if fr := familyResult(rep, m.Family); fr != nil {
 		row.requests, row.faults = fr.ShrunkRequests, fr.ShrunkFaults
-		if first < 0 && fr.FailSeed != 0 {
-			first = time.Duration(fr.Duration)
+		if first < 0 {
+			// Not seen while exploring: found by the run's reconciliation
+			// (a charge made after its example was judged), as late as
+			// the family's report says.
+			first = time.Duration(fr.FirstFailure)
 		}
 	}
 	shown := false

@@ -437,6 +437,14 @@ func (a *aggregate) failures() int {
 	return a.violations
 }
 
+// firstFailure is how long after the family's start its first failing
+// example was judged (0: none yet).
+func (a *aggregate) firstFailure() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.firstFail
+}
+
 func (a *aggregate) count() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()

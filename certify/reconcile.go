@@ -39,6 +39,11 @@ func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (sce
 		if ex.Failed() && fr.fail == nil {
 			fr.setFailure(ex)
 		}
+		if ex.Failed() && fr.FirstFailure == 0 {
+			// Found only now, when the ledger was read at the end: the
+			// family's first failure is this late, not "none".
+			fr.FirstFailure = reports.Duration(fr.agg.firstFailure())
+		}
 	}
 	return rc, nil
 }

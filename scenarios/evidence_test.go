@@ -41,11 +41,7 @@ func gatewayCharge(t *testing.T, base, apiKey, order string) {
 // unattributed money.
 func TestReconcile_LateAndUnattributedCharges(t *testing.T) {
 	tg := harnesstest.Target(t, false, nil)
-	env := harnesstest.Start(t, tg, harness.Options{Replicas: 1})
-	tg, err := harness.Prepare(tg, harness.Options{Replicas: 1}) // defaults filled, as certify has them
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
 	r := &scenarios.Runner{Env: env, Target: tg, RunID: "rc"}
 	defer r.Close()
 	sc := scenarios.Scenario{Name: "one", Family: "key-reuse", Steps: []scenarios.Step{{Send: &scenarios.Send{Key: "k", Order: "o", Tenant: -1}}}}

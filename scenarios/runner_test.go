@@ -22,11 +22,7 @@ func runnerOn(t *testing.T, pol target.Policy, gatewayDedups bool) *scenarios.Ru
 	tg := harnesstest.Target(t, false, nil)
 	tg.Policy = pol
 	opts := harness.Options{Replicas: 1, Gateway: gatewaysim.Config{NoIdempotency: !gatewayDedups}}
-	env := harnesstest.Start(t, tg, opts)
-	tg, err := harness.Prepare(tg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, tg := harnesstest.StartPrepared(t, tg, opts)
 	r := &scenarios.Runner{Env: env, Target: tg, RunID: "rn"}
 	t.Cleanup(r.Close)
 	return r

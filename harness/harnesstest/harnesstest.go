@@ -118,6 +118,18 @@ func Start(tb testing.TB, t *target.Target, opts harness.Options) *process.Env {
 	return env
 }
 
+// StartPrepared starts an Env as Start does and returns it with t's
+// defaults filled in (harness.Prepare), as certify has them for a Runner.
+func StartPrepared(tb testing.TB, t *target.Target, opts harness.Options) (*process.Env, *target.Target) {
+	tb.Helper()
+	env := Start(tb, t, opts)
+	t, err := harness.Prepare(t, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return env, t
+}
+
 // Alive reports whether pid is a live process: it exists and is not a
 // zombie (a container's PID 1 may never reap orphans, and a zombie holds
 // no resources).
