@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -260,11 +261,7 @@ func (p *play) converge(ctx context.Context) {
 // recovery window and ConvergeSlack after the window began (the scenario
 // waited it out before sending), or after now when no window was waited.
 func (p *play) convergeDeadline() time.Time {
-	from := p.recovering
-	if from.IsZero() {
-		from = time.Now()
-	}
-	return from.Add(p.r.Target.Policy.RecoveryWindow + ConvergeSlack)
+	return cmp.Or(p.recovering, time.Now()).Add(p.r.Target.Policy.RecoveryWindow + ConvergeSlack)
 }
 
 // retry re-sends req while its answer is indeterminate, backing off
@@ -426,13 +423,11 @@ func (p *play) process(ctx context.Context, s Step) error {
 		if _, killed := p.faults[processID("kill", *s.Restart)]; killed {
 			return p.heal(ctx, processID("kill", *s.Restart))
 		}
-		heal, err := faults.Apply(ctx, p.env, &faults.Restart{Replica: *s.Restart})
-		if err != nil {
+		id := processID("restart", *s.Restart)
+		if err := p.apply(ctx, id, &faults.Restart{Replica: *s.Restart}); err != nil {
 			return err
 		}
-		err = heal(ctx)
-		p.healed = time.Now()
-		return err
+		return p.heal(ctx, id)
 	case s.Resume != nil:
 		return p.heal(ctx, processID("pause", *s.Resume))
 	}

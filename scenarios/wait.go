@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -25,10 +26,7 @@ func (p *play) wait(ctx context.Context, w Wait) error {
 	case w.Recovery:
 		// The window counts from the last heal (a restarted replica
 		// ready), not from the end of the requests sent since.
-		p.recovering = p.healed
-		if p.recovering.IsZero() {
-			p.recovering = time.Now()
-		}
+		p.recovering = cmp.Or(p.healed, time.Now())
 		return p.sleepUntil(ctx, p.recovering.Add(p.r.Target.Policy.RecoveryWindow))
 	}
 	return p.sleepUntil(ctx, time.Now().Add(w.For))
