@@ -31,6 +31,15 @@ func (p Policy) Promise() time.Duration { return max(p.TTL, p.RetryWindow) }
 // clear of: max(10% of the TTL, MinBoundaryBand) (issue 11, item 9).
 func (p Policy) Band() time.Duration { return max(p.TTL/10, MinBoundaryBand) }
 
+// ConvergeSlack is how long past the recovery window idemcheck keeps
+// retrying a key whose answer is still indeterminate before convergence
+// (M6) is judged on the last answer: room for one try held max_wait by a
+// recovery still finishing as the window ends, and one more try, on a
+// loaded machine: max_wait + 1s, at least 2s. Past the window a correct
+// server has recovered, so a try is answered in one round trip; a longer
+// slack only delays the FAILED of a server that never recovers.
+func (p Policy) ConvergeSlack() time.Duration { return max(p.MaxWait+time.Second, 2*time.Second) }
+
 // GatewayKeyTTL is how long the gateway simulator remembers an
 // Idempotency-Key when it remembers keys at all. A real gateway keeps
 // keys for about as long as a server keeps its own (Stripe: 24h), so the

@@ -12,9 +12,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Defaults. The lease outlasts a gateway call, so a live owner is never
-// taken over; the max wait is shorter than a client's timeout; the tombstone
-// window covers a month of late retries.
+// Defaults. A live owner renews its lease while its gateway call runs
+// (Lease.Hold), so it is never taken over, and a dead owner's key is
+// recovered a lease after its last renewal; the max wait is shorter than
+// a client's timeout; the tombstone window covers a month of late retries.
 const (
 	DefaultTTL              = 24 * time.Hour
 	DefaultTombstoneTTL     = 30 * 24 * time.Hour
@@ -44,8 +45,9 @@ type Config struct {
 	// MaxWait bounds how long a duplicate waits for the key's owner before
 	// 409 + Retry-After.
 	MaxWait time.Duration
-	// Lease is how long a claim's owner may work before a retry or the
-	// sweeper may take the key over. It must exceed the gateway timeout.
+	// Lease is how long a claim's owner may go without renewing it before
+	// a retry or the sweeper may take the key over; the owner renews it
+	// every third of a lease while its gateway call runs.
 	Lease time.Duration
 	// SweepInterval is the sweeper's period; negative disables the
 	// background sweeper (tests call SweepOnce).

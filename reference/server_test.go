@@ -269,3 +269,48 @@ func counterValue(c prometheus.Counter) float64 {
 	}
 	return m.GetCounter().GetValue()
 }
+
+// A live owner keeps its lease however long the gateway takes: the owner
+// renews it while its call runs, so a duplicate on another replica past
+// the lease's first expiry waits and is answered 409 instead of taking the
+// key over, and the owner's answer is the charge.
+func TestServer_LiveOwnerKeepsItsLease(t *testing.T) {
+	const lease = 300 * time.Millisecond
+	e := newEnv(t, envOptions{replicas: 2, config: func(c *reference.Config) {
+		c.Lease, c.MaxWait = lease, 100*time.Millisecond
+	}})
+	order := uniq("ord")
+	e.sim.AddFault(gatewaysim.Fault{Kind: gatewaysim.ChargeThenHang, Match: gatewaysim.Match{OrderID: order}, Times: 1})
+	c := charge{tenant: uniq("sk"), key: uniq("key"), body: chargeBody(order, 4100)}
+	ownerDone := make(chan reply, 1)
+	go func() { r, _ := e.post(e.replicas[0].url, c); ownerDone <- r }()
+	hold := e.waitEvent(func(ev gatewaysim.Event) bool { return ev.Type == gatewaysim.EventHold && ev.OrderID == order })
+
+	var owner string
+	var attempts int
+	lease4 := func() bool {
+		var created, until time.Time
+		err := e.db.QueryRow(context.Background(),
+			`SELECT created_at, lease_until, lease_owner, attempts FROM idempotency_keys WHERE tenant = $1 AND key_hash = $2`,
+			reference.TenantID(c.tenant), reference.KeyHash(c.key)).Scan(&created, &until, &owner, &attempts)
+		return err == nil && until.Sub(created) >= 4*lease
+	}
+	eventually(t, 10*time.Second, "the owner's lease renewed past four leases", lease4)
+	wantOwner, wantAttempts := owner, attempts
+
+	if dup := e.mustPost(e.replicas[1].url, c); dup.status != http.StatusConflict {
+		t.Fatalf("duplicate past the first lease: %s, want 409 (the owner is alive)", dup)
+	}
+	if !lease4() || owner != wantOwner || attempts != wantAttempts {
+		t.Fatalf("after the duplicate: owner %q attempts %d, want %q %d (no takeover)", owner, attempts, wantOwner, wantAttempts)
+	}
+	if err := e.sim.Release(hold.HoldID); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-ownerDone; r.status != http.StatusCreated || r.id(t) != hold.ChargeID {
+		t.Fatalf("owner: %s, want the held charge %s", r, hold.ChargeID)
+	}
+	if l := e.chargesFor(order); len(l) != 1 {
+		t.Fatalf("ledger holds %d charges for the order, want 1", len(l))
+	}
+}

@@ -136,7 +136,7 @@ type play struct {
 	healed time.Time
 	// recovering is when the recovery window of a Wait{Recovery} began
 	// (zero before one): converging sends retry until it plus the window
-	// and ConvergeSlack.
+	// and the policy's ConvergeSlack.
 	recovering time.Time
 	// converging are the (tenant, key)s a converging send retried to its
 	// deadline already: converge does not give them a second deadline.
@@ -219,10 +219,6 @@ func (p *play) doGated(ctx context.Context, req client.Request) (history.Op, tim
 	return p.client.Do(ctx, req), held
 }
 
-// ConvergeSlack is what a converging send adds to the recovery window:
-// room for a replica still warming up and a loaded machine.
-const ConvergeSlack = 5 * time.Second
-
 // converge ends an example with evidence for convergence (M6): every key
 // whose last answer was indeterminate (a 5xx from a replica whose database
 // link was cut by another example a moment before, a timeout) is retried,
@@ -242,7 +238,8 @@ func (p *play) converge(ctx context.Context) {
 			last[k] = op
 		}
 	}
-	deadline := time.Now().Add(p.r.Target.Policy.RecoveryWindow + ConvergeSlack)
+	pol := p.r.Target.Policy
+	deadline := time.Now().Add(pol.RecoveryWindow + pol.ConvergeSlack())
 	var wg sync.WaitGroup
 	for k, op := range last {
 		p.mu.Lock()
@@ -258,10 +255,12 @@ func (p *play) converge(ctx context.Context) {
 }
 
 // convergeDeadline is when a converging send stops retrying: the
-// recovery window and ConvergeSlack after the window began (the scenario
-// waited it out before sending), or after now when no window was waited.
+// recovery window and the policy's ConvergeSlack after the window began
+// (the scenario waited it out before sending), or after now when no window
+// was waited.
 func (p *play) convergeDeadline() time.Time {
-	return cmp.Or(p.recovering, time.Now()).Add(p.r.Target.Policy.RecoveryWindow + ConvergeSlack)
+	pol := p.r.Target.Policy
+	return cmp.Or(p.recovering, time.Now()).Add(pol.RecoveryWindow + pol.ConvergeSlack())
 }
 
 // retry re-sends req while its answer is indeterminate, backing off

@@ -113,7 +113,7 @@ func TestRun_ConvergingSendRetriesToOneDeadline(t *testing.T) {
 			stuck = f.Order
 		}
 	}
-	deadline := healed + pol.RecoveryWindow + scenarios.ConvergeSlack
+	deadline := healed + pol.RecoveryWindow + pol.ConvergeSlack()
 	tries := 0
 	for _, op := range h.Ops {
 		switch op.Purpose {

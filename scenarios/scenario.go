@@ -80,7 +80,7 @@ type Send struct {
 	// Converge re-sends the request, as a client would, while its answer
 	// is indeterminate (5xx, 409, 429, no answer), backing off (Retry-After
 	// when given), for at most the target's recovery window plus
-	// ConvergeSlack: convergence (M6) is judged on the last answer, not on
+	// the policy's ConvergeSlack: convergence (M6) is judged on the last answer, not on
 	// one shot at a replica still warming up.
 	Converge bool `yaml:"converge,omitempty"`
 }

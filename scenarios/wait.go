@@ -81,7 +81,7 @@ func (p *play) collect(ctx context.Context, ids []string) error {
 	}
 	// A converging send may retry for the recovery window and the slack,
 	// then wait out one more request.
-	timer := time.NewTimer(p.r.Target.Policy.RecoveryWindow + ConvergeSlack + p.client.Timeout() + 5*time.Second)
+	timer := time.NewTimer(p.r.Target.Policy.RecoveryWindow + p.r.Target.Policy.ConvergeSlack() + p.client.Timeout() + 5*time.Second)
 	defer timer.Stop()
 	for _, id := range ids {
 		ch, ok := p.pending[id]

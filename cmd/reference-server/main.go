@@ -91,7 +91,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 		{&o.ttl, "ttl", "IDEMPOTENCY_TTL", reference.DefaultTTL, "full results are kept this long from the first request"},
 		{&o.tombstoneTTL, "tombstone-ttl", "IDEMPOTENCY_TOMBSTONE_TTL", reference.DefaultTombstoneTTL, "a key stays bound to its request and result this long (tombstone)"},
 		{&o.maxWait, "max-wait", "IDEMPOTENCY_MAX_WAIT", reference.DefaultMaxWait, "a duplicate waits this long for the owner before 409"},
-		{&o.lease, "lease", "IDEMPOTENCY_LEASE", reference.DefaultLease, "an owner's lease on a claim; must exceed the gateway timeout"},
+		{&o.lease, "lease", "IDEMPOTENCY_LEASE", reference.DefaultLease, "an owner's lease on a claim, renewed while its gateway call runs; a dead owner's key is recovered this long after its last renewal"},
 		{&o.sweepInterval, "sweep-interval", "SWEEP_INTERVAL", reference.DefaultSweepInterval, "sweeper period (negative disables)"},
 		{&o.recoveryAfter, "recovery-after", "RECOVERY_AFTER", reference.DefaultRecoveryAfter, "the sweeper recovers unresolved keys older than this"},
 		{&o.gatewayTimeout, "gateway-timeout", "GATEWAY_TIMEOUT", reference.DefaultGatewayTimeout, "timeout of one gateway call"},
@@ -186,10 +186,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	})
 	if err != nil {
 		return err
-	}
-	if o.lease <= o.gatewayTimeout {
-		log.Warn("lease does not exceed the gateway timeout: a slow owner may be taken over (safe, but wasteful)",
-			"lease", o.lease, "gateway_timeout", o.gatewayTimeout)
 	}
 	return serve(ctx, o, srv, log, stdout)
 }

@@ -255,7 +255,10 @@ func (b *base) recover(ctx context.Context, rec *reference.Record) answer {
 // attempt asks the gateway and records the outcome, detached from the client.
 func (b *base) attempt(ctx context.Context, j job) answer {
 	ctx = context.WithoutCancel(ctx)
+	stop := reference.Lease{Store: b.store, Tenant: j.scope, KeyHash: j.keyHash, RequestID: j.requestID, Owner: b.replica,
+		Length: b.cfg.Lease, Now: time.Now, Log: b.log}.Hold(ctx)
 	out := b.gw.Charge(ctx, reference.GatewayRequest{RequestID: j.requestID, ChargeParams: j.params})
+	stop()
 	if !out.Definitive() {
 		dctx, cancel := context.WithTimeout(ctx, dbTimeout)
 		defer cancel()
