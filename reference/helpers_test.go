@@ -290,6 +290,18 @@ func (e *env) waitEvent(pred func(gatewaysim.Event) bool) gatewaysim.Event {
 	return ev
 }
 
+// holdOwner sends c (for order) to base with the gateway holding the
+// charge it makes (charged, the answer withheld until released), and
+// returns once the gateway holds it: the hold, and where the owner's
+// reply arrives.
+func (e *env) holdOwner(base string, c charge, order string) (gatewaysim.Event, <-chan reply) {
+	e.t.Helper()
+	e.sim.AddFault(gatewaysim.Fault{Kind: gatewaysim.ChargeThenHang, Match: gatewaysim.Match{OrderID: order}, Times: 1})
+	done := make(chan reply, 1)
+	go func() { r, _ := e.post(base, c); done <- r }()
+	return e.waitEvent(func(ev gatewaysim.Event) bool { return ev.Type == gatewaysim.EventHold && ev.OrderID == order }), done
+}
+
 // row reads a key's row state straight from the database.
 func (e *env) row(tenant, key string) (state, requestID string, compacted bool, err error) {
 	err = e.db.QueryRow(context.Background(),

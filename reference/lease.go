@@ -46,24 +46,15 @@ func (l Lease) Hold(ctx context.Context) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(max(l.Length/3, time.Millisecond))
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		Every(ctx, max(l.Length/3, time.Millisecond), func() bool {
 			rctx, rcancel := context.WithTimeout(ctx, l.Length)
+			defer rcancel()
 			held, err := l.Store.Renew(rctx, l.Tenant, l.KeyHash, l.RequestID, l.Owner, l.Now(), l.Length)
-			rcancel()
-			switch {
-			case err != nil && ctx.Err() == nil:
+			if err != nil && ctx.Err() == nil {
 				l.Log.Warn("lease renewal failed", "request_id", l.RequestID, "err", err)
-			case err == nil && !held:
-				return
 			}
-		}
+			return err != nil || held
+		})
 	}()
 	return func() { cancel(); <-done }
 }

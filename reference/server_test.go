@@ -222,11 +222,8 @@ func TestServer_IndeterminateOutcomes(t *testing.T) {
 func TestServer_WaitThen409(t *testing.T) {
 	e := newEnv(t, envOptions{config: func(c *reference.Config) { c.MaxWait = 200 * time.Millisecond }})
 	order := uniq("ord")
-	e.sim.AddFault(gatewaysim.Fault{Kind: gatewaysim.ChargeThenHang, Match: gatewaysim.Match{OrderID: order}, Times: 1})
 	c := charge{tenant: uniq("sk"), key: uniq("key"), body: chargeBody(order, 900)}
-	ownerDone := make(chan reply, 1)
-	go func() { r, _ := e.post(e.replicas[0].url, c); ownerDone <- r }()
-	hold := e.waitEvent(func(ev gatewaysim.Event) bool { return ev.Type == gatewaysim.EventHold && ev.OrderID == order })
+	hold, ownerDone := e.holdOwner(e.replicas[0].url, c, order)
 
 	dup := e.mustPost(e.replicas[0].url, c)
 	if dup.status != http.StatusConflict || dup.header.Get("Retry-After") == "" {
@@ -280,11 +277,8 @@ func TestServer_LiveOwnerKeepsItsLease(t *testing.T) {
 		c.Lease, c.MaxWait = lease, 100*time.Millisecond
 	}})
 	order := uniq("ord")
-	e.sim.AddFault(gatewaysim.Fault{Kind: gatewaysim.ChargeThenHang, Match: gatewaysim.Match{OrderID: order}, Times: 1})
 	c := charge{tenant: uniq("sk"), key: uniq("key"), body: chargeBody(order, 4100)}
-	ownerDone := make(chan reply, 1)
-	go func() { r, _ := e.post(e.replicas[0].url, c); ownerDone <- r }()
-	hold := e.waitEvent(func(ev gatewaysim.Event) bool { return ev.Type == gatewaysim.EventHold && ev.OrderID == order })
+	hold, ownerDone := e.holdOwner(e.replicas[0].url, c, order)
 
 	var owner string
 	var attempts int

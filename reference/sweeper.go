@@ -73,14 +73,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepStats, error) {
 }
 
 func (s *Server) sweepLoop(ctx context.Context) {
-	t := time.NewTicker(s.cfg.SweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	Every(ctx, s.cfg.SweepInterval, func() bool {
 		st, err := s.SweepOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("sweep failed", "err", err)
@@ -88,6 +81,24 @@ func (s *Server) sweepLoop(ctx context.Context) {
 		if st != (SweepStats{}) {
 			s.log.Info("sweep", "recovered", st.Recovered, "charged", st.Charged, "failed", st.Failed,
 				"indeterminate", st.Indeterminate, "compacted", st.Compacted, "forgotten", st.Forgotten)
+		}
+		return true
+	})
+}
+
+// Every calls fn every interval, first after one interval, until ctx
+// ends or fn returns false.
+func Every(ctx context.Context, interval time.Duration, fn func() bool) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !fn() {
+			return
 		}
 	}
 }

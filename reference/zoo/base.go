@@ -294,18 +294,12 @@ func (b *base) finish(ctx context.Context, j job, res reference.Result) answer {
 }
 
 func (b *base) sweepLoop(ctx context.Context) {
-	t := time.NewTicker(b.cfg.SweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	reference.Every(ctx, b.cfg.SweepInterval, func() bool {
 		if err := b.sweepOnce(ctx); err != nil && ctx.Err() == nil {
 			b.log.Warn("sweep failed", "err", err)
 		}
-	}
+		return true
+	})
 }
 
 // sweepOnce resolves stale unresolved keys, then expires finished ones.
