@@ -133,11 +133,17 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 	setup := time.Since(start)
 	deadline := start.Add(opts.Budget)
 	runs := make([]*familyRun, len(fams))
+	aggs := make([]*aggregate, len(fams))
+	for i := range fams {
+		aggs[i] = &aggregate{start: time.Now()}
+	}
+	stopWatch := watchLate(ctx, runner, fams, aggs, deadline, opts)
 	var wg sync.WaitGroup
 	for i, fam := range fams {
-		wg.Go(func() { runs[i] = runFamily(ctx, runner, fam, i, setup, deadline, opts) })
+		wg.Go(func() { runs[i] = runFamily(ctx, runner, fam, i, aggs[i], setup, deadline, opts) })
 	}
 	wg.Wait()
+	stopWatch()
 	acct, err := account(ctx, runner, runs)
 	if err != nil {
 		return rep, err
@@ -255,13 +261,12 @@ const DefaultParallel = 4
 
 const waitersPerWorker = 8
 
-func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, index int, setup time.Duration, deadline time.Time, opts Options) *familyRun {
+func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, index int, agg *aggregate, setup time.Duration, deadline time.Time, opts Options) *familyRun {
 	if need := fam.ExampleTime(r.Target); time.Now().Add(need).After(deadline) {
 		return tooLong(fam, r.Target, need, setup, opts.Budget)
 	}
-	start := time.Now()
-	budget := time.Until(deadline)
-	agg := &aggregate{start: start}
+	start := agg.start
+	budget := deadline.Sub(start)
 	prop := &scenarios.Property{Runner: r, Family: fam, Replicas: r.Env.Replicas(), Ctx: ctx, OnExample: func(ex scenarios.Example) {
 		n, v := agg.add(ex)
 		if opts.Progress != nil {
@@ -296,12 +301,16 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 		if !confirmed {
 			fr.Note = "the failure did not reproduce when its example was re-played alone: it needed the examples it ran with (the counterexample is the example as found)"
 		}
+	} else if late := agg.lateFailure(); late != nil {
+		fr.setFailure(late) // found by watchLate: nothing the client sent made that charge, so it is not shrunk
 	}
 	if err := agg.unplayed(); err != nil && fr.Note == "" {
 		fr.Note = "an example could not be played to its end, so its evidence is incomplete: " + err.Error()
 	}
 	if opts.Progress != nil {
-		opts.Progress(Progress{Family: fam.Name, Examples: agg.count(), Violations: agg.failures(), Elapsed: time.Since(start), Budget: budget, Done: true})
+		agg.progress(true, func(n, v int) {
+			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget, Done: true})
+		})
 	}
 	return fr
 }
@@ -372,7 +381,45 @@ type aggregate struct {
 	// every violation over its own ops and charges.
 	evidence []reports.Violation
 	shown    map[string]int
-	firstErr error // the first example that could not be played to its end
+	firstErr error              // the first example that could not be played to its end
+	late     *scenarios.Example // the first failing example judged again (addLate)
+	end      bool               // the family's last progress was sent
+}
+
+// progress calls fn with the examples and violations so far, unless the
+// family's last progress (done) was sent already: a late judgement after
+// the family ended shows in the report, not as progress after its end.
+func (a *aggregate) progress(done bool, fn func(examples, violations int)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.end {
+		return
+	}
+	a.end = done
+	fn(len(a.results), a.violations)
+}
+
+// addLate judges again an example the gateway charged for after it was
+// judged (scenarios.Late) and adds it; a failing one is kept as the
+// family's late failure.
+func (a *aggregate) addLate(l scenarios.Late) (ex scenarios.Example, examples, violations int) {
+	ex = scenarios.Example{Scenario: l.Scenario, History: l.History, Result: checker.Check(l.History)}
+	examples, violations = a.add(ex)
+	if ex.Failed() {
+		a.mu.Lock()
+		if a.late == nil {
+			a.late = &ex
+		}
+		a.mu.Unlock()
+	}
+	return ex, examples, violations
+}
+
+// lateFailure is the first failing example addLate got, or nil.
+func (a *aggregate) lateFailure() *scenarios.Example {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.late
 }
 
 // maxEvidence is how many violations of one check a report shows besides

@@ -3,6 +3,7 @@ package certify
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
@@ -34,18 +35,50 @@ func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (sce
 		if fr == nil || fr.agg == nil {
 			continue
 		}
-		ex := &scenarios.Example{Scenario: late.Scenario, History: late.History, Result: checker.Check(late.History)}
-		fr.agg.add(*ex)
-		if ex.Failed() && fr.fail == nil {
-			fr.setFailure(ex)
+		fr.agg.addLate(late)
+	}
+	for _, fr := range runs {
+		if fr.agg == nil {
+			continue
 		}
-		if ex.Failed() && fr.FirstFailure == 0 {
-			// Found only now, when the ledger was read at the end: the
-			// family's first failure is this late, not "none".
+		// Found after the family ended (by the watch, or only now, when
+		// the ledger was read at the end): the family's first failure is
+		// this late, not "none", and its counterexample if it had none.
+		if late := fr.agg.lateFailure(); late != nil && fr.fail == nil {
+			fr.setFailure(late)
+		}
+		if fr.FirstFailure == 0 {
 			fr.FirstFailure = reports.Duration(fr.agg.firstFailure())
 		}
 	}
 	return rc, nil
+}
+
+// watchLate judges again, while the families run, every example the
+// gateway charges for after it was judged (scenarios.Runner.WatchLate):
+// a late double charge is a failure when it happens, counted in its
+// family's progress and first-failure time, not only at the run's end.
+// stop ends the watch.
+func watchLate(ctx context.Context, r *scenarios.Runner, fams []scenarios.Family, aggs []*aggregate, deadline time.Time, opts Options) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.WatchLate(ctx, func(l scenarios.Late) {
+			i := slices.IndexFunc(fams, func(f scenarios.Family) bool { return f.Name == l.History.Family })
+			if i < 0 {
+				return
+			}
+			agg := aggs[i]
+			agg.addLate(l)
+			if opts.Progress != nil {
+				agg.progress(false, func(n, v int) {
+					opts.Progress(Progress{Family: fams[i].Name, Examples: n, Violations: v, Elapsed: time.Since(agg.start), Budget: deadline.Sub(agg.start)})
+				})
+			}
+		})
+	}()
+	return func() { cancel(); <-done }
 }
 
 func familyOf(runs []*familyRun, name string) *familyRun {

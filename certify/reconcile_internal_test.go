@@ -20,12 +20,64 @@ import (
 // reports that moment as its first failure, not none (the zoo table
 // counted such seeds as failing at 0s).
 func TestReconcile_LateFailureIsTheFamilysFirstFailure(t *testing.T) {
+	ctx, r, fr := chargedBehindItsBack(t)
+	if _, err := reconcile(ctx, r, []*familyRun{fr}); err != nil {
+		t.Fatal(err)
+	}
+	if fr.agg.failures() != 1 || fr.FirstFailure <= 0 {
+		t.Errorf("after reconciliation: %d failing examples, first failure %v; want the late double charge to fail, at the time it was found",
+			fr.agg.failures(), time.Duration(fr.FirstFailure))
+	}
+}
+
+// TestWatchLate_FailsWhenTheChargeHappens: the same late double charge
+// is a failure of its family while the run goes on, as soon as the
+// ledger feed delivers it (sweeper-recharges' outbox charges seconds
+// after its wave was judged: found only at the run's end, its first
+// failure was as late as the budget), and the end-of-run reconciliation
+// does not count it again.
+func TestWatchLate_FailsWhenTheChargeHappens(t *testing.T) {
+	ctx, r, fr := chargedBehindItsBack(t)
+	seen := make(chan Progress, 1)
+	stop := watchLate(ctx, r, []scenarios.Family{{Name: "key-reuse"}}, []*aggregate{fr.agg}, time.Now().Add(time.Minute),
+		Options{Progress: func(p Progress) {
+			if p.Violations > 0 {
+				select {
+				case seen <- p:
+				default:
+				}
+			}
+		}})
+	select {
+	case p := <-seen:
+		if p.Family != "key-reuse" || p.Examples != 2 || p.Elapsed <= 0 {
+			t.Errorf("progress %+v, want key-reuse's example judged again", p)
+		}
+	case <-ctx.Done():
+		t.Fatal("the late double charge never failed while the run went on")
+	}
+	stop()
+	rc, err := reconcile(ctx, r, []*familyRun{fr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rc.Rejudge) != 0 || fr.agg.failures() != 1 || fr.fail == nil || fr.FirstFailure <= 0 {
+		t.Errorf("after reconciliation: %d offered again, %d failing examples, counterexample %v, first failure %v; want none again, 1, the late one, its time",
+			len(rc.Rejudge), fr.agg.failures(), fr.fail != nil, time.Duration(fr.FirstFailure))
+	}
+}
+
+// chargedBehindItsBack plays one key-reuse example (one charge), judges
+// it into a family, and then charges its order again on another key, as
+// a sweeper or an outbox would after the example was judged.
+func chargedBehindItsBack(t *testing.T) (context.Context, *scenarios.Runner, *familyRun) {
+	t.Helper()
 	tg := harnesstest.Target(t, false, nil)
 	env, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
 	r := &scenarios.Runner{Env: env, Target: tg, RunID: "late"}
-	defer r.Close()
+	t.Cleanup(r.Close)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	sc := scenarios.Scenario{Name: "one", Family: "key-reuse", Steps: []scenarios.Step{{Send: &scenarios.Send{Key: "k", Order: "o", Tenant: -1}}}}
 	h, err := r.Run(ctx, sc)
 	if err != nil || len(h.Charges) != 1 {
@@ -45,12 +97,5 @@ func TestReconcile_LateFailureIsTheFamilysFirstFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-
-	if _, err := reconcile(ctx, r, []*familyRun{fr}); err != nil {
-		t.Fatal(err)
-	}
-	if fr.agg.failures() != 1 || fr.FirstFailure <= 0 {
-		t.Errorf("after reconciliation: %d failing examples, first failure %v; want the late double charge to fail, at the time it was found",
-			fr.agg.failures(), time.Duration(fr.FirstFailure))
-	}
+	return ctx, r, fr
 }

@@ -165,31 +165,77 @@ func (r *Runner) Reconcile(ctx context.Context) (Reconciliation, error) {
 	rc.Checked = len(ledger) - len(r.before)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	changed := map[*played]bool{}
+	late := lateCharges{}
 	for _, c := range ledger {
 		if r.before[c.ID] {
 			continue // an earlier run's, in a reused environment
 		}
 		pl, sent := r.owned[c.OrderID]
-		switch {
-		case c.OrderID == "" || !sent:
+		if c.OrderID == "" || !sent {
 			rc.Unattributed = append(rc.Unattributed, ledgerCharge(c, nil))
-		case pl == nil || pl.included[c.ID]:
-			// not judged yet (its own barrier will see it), or judged with it
-		default:
-			pl.hist.Charges = append(pl.hist.Charges, ledgerCharge(c, pl.rec))
-			pl.included[c.ID] = true
-			changed[pl] = true
+			continue
+		}
+		late.add(pl, c.ID, func() history.Charge { return ledgerCharge(c, pl.rec) })
+	}
+	rc.Rejudge = late.examples()
+	return rc, nil
+}
+
+// WatchLate calls fn, until ctx ends, with every example the gateway
+// charges for after it was judged (a sweeper, an outbox, a late
+// recovery), as soon as the ledger feed delivers the charge: a run finds
+// such a failure when it happens, not at its end. The end-of-run
+// Reconcile stays the complete account (a charge that arrives while its
+// example is being judged is left to it) and does not offer what fn got
+// again.
+func (r *Runner) WatchLate(ctx context.Context, fn func(Late)) {
+	for next := 0; ; {
+		evs, err := r.Feed().ChargesFrom(ctx, next)
+		if err != nil {
+			return
+		}
+		next += len(evs)
+		r.mu.Lock()
+		late := lateCharges{}
+		for _, ev := range evs {
+			pl := r.owned[ev.OrderID]
+			late.add(pl, ev.ChargeID, func() history.Charge { c, _ := ChargeOf(ev, pl.rec); return c })
+		}
+		examples := late.examples()
+		r.mu.Unlock()
+		for _, l := range examples {
+			fn(l)
 		}
 	}
-	for pl := range changed {
+}
+
+// lateCharges collects charges made after their example was judged; the
+// Runner's mu is held.
+type lateCharges map[*played]bool
+
+// add puts charge id (built by charge) into pl's history unless pl is not
+// judged yet (its own barrier will see the charge) or has it already.
+func (l lateCharges) add(pl *played, id string, charge func() history.Charge) {
+	if pl == nil || pl.included[id] {
+		return
+	}
+	pl.hist.Charges = append(pl.hist.Charges, charge())
+	pl.included[id] = true
+	l[pl] = true
+}
+
+// examples are the changed examples to judge again, each with a copy of
+// its history, by seed.
+func (l lateCharges) examples() []Late {
+	var out []Late
+	for pl := range l {
 		slices.SortStableFunc(pl.hist.Charges, func(a, b history.Charge) int { return int(a.At - b.At) })
 		h := *pl.hist
 		h.Charges = slices.Clone(pl.hist.Charges)
-		rc.Rejudge = append(rc.Rejudge, Late{Scenario: pl.sc, History: &h})
+		out = append(out, Late{Scenario: pl.sc, History: &h})
 	}
-	slices.SortFunc(rc.Rejudge, func(a, b Late) int { return cmp.Compare(a.Scenario.Seed, b.Scenario.Seed) })
-	return rc, nil
+	slices.SortFunc(out, func(a, b Late) int { return cmp.Compare(a.Scenario.Seed, b.Scenario.Seed) })
+	return out
 }
 
 // ledgerCharge converts a ledger entry, stamped on rec's clock (or at 0

@@ -38,6 +38,7 @@ type Feed struct {
 	ended   bool                          // the subscription closed
 	byOrder map[string][]gatewaysim.Event // events naming an order
 	byFault map[string][]gatewaysim.Event // fault and hold events by rule id
+	charges []gatewaysim.Event            // charge and decline events, in Seq order
 }
 
 // NewFeed follows ctl from its first retained event.
@@ -68,6 +69,9 @@ func (f *Feed) handle(ev gatewaysim.Event) {
 	}
 	if ev.OrderID != "" {
 		f.byOrder[ev.OrderID] = append(f.byOrder[ev.OrderID], ev)
+	}
+	if ev.Type == gatewaysim.EventCharge || ev.Type == gatewaysim.EventDecline {
+		f.charges = append(f.charges, ev)
 	}
 	if ev.FaultID != "" && (ev.Type == gatewaysim.EventFault || ev.Type == gatewaysim.EventHold) {
 		f.byFault[ev.FaultID] = append(f.byFault[ev.FaultID], ev)
@@ -147,6 +151,17 @@ func (f *Feed) WaitOrder(ctx context.Context, order, typ string) (gatewaysim.Eve
 		return false
 	})
 	return found, err
+}
+
+// ChargesFrom returns the ledger's charge and decline events from the
+// i-th (counting from 0) on, waiting until there is at least one.
+func (f *Feed) ChargesFrom(ctx context.Context, i int) ([]gatewaysim.Event, error) {
+	var evs []gatewaysim.Event
+	_, err := f.await(ctx, func() bool {
+		evs = append(evs[:0], f.charges[min(i, len(f.charges)):]...)
+		return len(evs) > 0
+	})
+	return evs, err
 }
 
 // Order is every event naming order so far, in Seq order.
