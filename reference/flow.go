@@ -258,7 +258,7 @@ type attemptResult struct {
 func (s *Server) attempt(ctx context.Context, j job) attemptResult {
 	ctx = context.WithoutCancel(ctx)
 	stop := Lease{Store: s.store, Tenant: j.tenant, KeyHash: j.keyHash, RequestID: j.requestID, Owner: s.cfg.ReplicaID,
-		Length: s.cfg.Lease, Now: s.now, Log: s.log}.Hold(ctx)
+		Length: s.cfg.Lease, Granted: j.createdAt, Now: s.now, Log: s.log}.Hold(ctx)
 	out := s.ask(ctx, j)
 	stop()
 	if !out.Definitive() {

@@ -29,8 +29,13 @@ type Lease struct {
 	RequestID string
 	Owner     string
 	Length    time.Duration
-	Now       func() time.Time
-	Log       *slog.Logger
+	// Granted is when the lease was last set (the claim); zero: when Hold
+	// starts. The first renewal is due a third of a lease after it, at
+	// once if that has passed (an owner slow between its claim and its
+	// gateway call, a takeover of an old claim).
+	Granted time.Time
+	Now     func() time.Time
+	Log     *slog.Logger
 }
 
 // Hold renews the lease every third of its length until stop is called:
@@ -44,17 +49,32 @@ type Lease struct {
 func (l Lease) Hold(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
+	every := max(l.Length/3, time.Millisecond)
+	first := every
+	if !l.Granted.IsZero() {
+		first -= l.Now().Sub(l.Granted)
+	}
+	renew := func() bool {
+		rctx, rcancel := context.WithTimeout(ctx, l.Length)
+		defer rcancel()
+		held, err := l.Store.Renew(rctx, l.Tenant, l.KeyHash, l.RequestID, l.Owner, l.Now(), l.Length)
+		if err != nil && ctx.Err() == nil {
+			l.Log.Warn("lease renewal failed", "request_id", l.RequestID, "err", err)
+		}
+		return err != nil || held
+	}
 	go func() {
 		defer close(done)
-		Every(ctx, max(l.Length/3, time.Millisecond), func() bool {
-			rctx, rcancel := context.WithTimeout(ctx, l.Length)
-			defer rcancel()
-			held, err := l.Store.Renew(rctx, l.Tenant, l.KeyHash, l.RequestID, l.Owner, l.Now(), l.Length)
-			if err != nil && ctx.Err() == nil {
-				l.Log.Warn("lease renewal failed", "request_id", l.RequestID, "err", err)
-			}
-			return err != nil || held
-		})
+		t := time.NewTimer(max(first, 0))
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if renew() {
+			Every(ctx, every, renew)
+		}
 	}()
 	return func() { cancel(); <-done }
 }
