@@ -308,3 +308,45 @@ func TestServer_LiveOwnerKeepsItsLease(t *testing.T) {
 		t.Fatalf("ledger holds %d charges for the order, want 1", len(l))
 	}
 }
+
+// An owner slow between its claim and its gateway call renews at once:
+// the first renewal is due a third of a lease after the claim, not after
+// the call starts (in container mode an owner took 1.15s from its claim
+// to the gateway, and a sweeper re-sent its charge). With an hour's lease
+// granted an hour ago, the renewal comes at once, not in 20 minutes; a
+// lease taken over by another owner is not renewed.
+func TestLease_FirstRenewalCountsFromTheGrant(t *testing.T) {
+	e := newEnv(t, envOptions{replicas: -1})
+	store := reference.NewStore(e.db)
+	tenant, key := uniq("sk"), uniq("key")
+	now := time.Now()
+	claim := reference.Claim{Tenant: reference.TenantID(tenant), KeyHash: reference.KeyHash(key), Key: key, Fingerprint: []byte("fp"),
+		RequestID: uniq("req"), Params: reference.ChargeParams{Amount: 100, Currency: "usd", OrderID: uniq("ord")},
+		Owner: "slow-owner", Now: now.Add(-time.Hour), Lease: time.Hour, TTL: 2 * time.Hour, Forget: 2 * time.Hour}
+	if ok, _, err := store.Claim(t.Context(), claim); !ok || err != nil {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	leaseUntil := func() time.Time {
+		var until time.Time
+		if err := e.db.QueryRow(t.Context(), `SELECT lease_until FROM idempotency_keys WHERE tenant = $1 AND key_hash = $2`,
+			claim.Tenant, claim.KeyHash).Scan(&until); err != nil {
+			t.Fatal(err)
+		}
+		return until
+	}
+	lease := reference.Lease{Store: store, Tenant: claim.Tenant, KeyHash: claim.KeyHash, RequestID: claim.RequestID, Owner: claim.Owner,
+		Length: time.Hour, Granted: claim.Now, Now: time.Now, Log: testLogger(t)}
+	stop := lease.Hold(t.Context())
+	eventually(t, 10*time.Second, "the lease renewed to an hour from now", func() bool { return !leaseUntil().Before(now.Add(time.Hour)) })
+	stop()
+
+	other := lease
+	other.Owner = "not-the-owner"
+	before := leaseUntil()
+	if held, err := store.Renew(t.Context(), other.Tenant, other.KeyHash, other.RequestID, other.Owner, time.Now().Add(time.Hour), time.Hour); held || err != nil {
+		t.Fatalf("another owner renewed the lease: %v %v", held, err)
+	}
+	if !leaseUntil().Equal(before) {
+		t.Fatal("another owner's renewal moved the lease")
+	}
+}
