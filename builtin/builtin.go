@@ -64,7 +64,7 @@ type Member struct {
 // strikes. (A 1s lease left too little room for an owner stalled on a
 // loaded machine: in container mode 2 runs of 10 showed a sweeper
 // re-sending a live owner's charge, G1.) With the policy's ConvergeSlack
-// (2s), a server that never recovers fails M6 about 4.5s into its first
+// (4s), a server that never recovers fails M6 about 6.5s into its first
 // wave.
 var TestPolicy = target.Policy{TTL: time.Second, RetryWindow: 20 * time.Second, RecoveryWindow: 2 * time.Second, MaxWait: time.Second}
 

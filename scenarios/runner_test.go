@@ -82,8 +82,8 @@ func TestRun_LateRetryStopsAtTheFirstDoubleCharge(t *testing.T) {
 // final convergence does not give its key a deadline of its own again
 // (no-recovery's waves took a minute more, key after key).
 func TestRun_ConvergingSendRetriesToOneDeadline(t *testing.T) {
-	pol := target.Policy{TTL: time.Hour, RecoveryWindow: time.Second}
-	r := runnerOn(t, pol, true)
+	r := runnerOn(t, target.Policy{TTL: time.Hour, RecoveryWindow: time.Second, MaxWait: time.Second}, true)
+	pol := r.Target.Policy // as prepared: its slack is the runner's
 	fail := func(id, order string) *scenarios.Fault {
 		return &scenarios.Fault{ID: id, Kind: "gateway:fail_before_charge", Order: order}
 	}
