@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -75,6 +76,7 @@ func TestREADME_NewcomersWalk(t *testing.T) {
 		t.Skip("runs the README's commands for about two minutes")
 	}
 	dir := t.TempDir()
+	keepReportsOnFailure(t, dir)
 	if err := os.Symlink(binaries(t), filepath.Join(dir, "bin")); err != nil {
 		t.Fatal(err)
 	}
@@ -107,4 +109,27 @@ func TestREADME_NewcomersWalk(t *testing.T) {
 			i++
 		}
 	}
+}
+
+// keepReportsOnFailure copies dir's idemcheck-report folder to
+// $IDEMCHECK_ARTIFACTS (CI uploads it) when the test fails: a verdict the
+// README did not expect must leave its evidence (incident file, histories,
+// server logs), not vanish with the temporary directory.
+func keepReportsOnFailure(t *testing.T, dir string) {
+	t.Cleanup(func() {
+		dst := os.Getenv("IDEMCHECK_ARTIFACTS")
+		if !t.Failed() || dst == "" {
+			return
+		}
+		dst = filepath.Join(dst, "readme-walk")
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			t.Log(err)
+			return
+		}
+		if out, err := exec.Command("cp", "-a", filepath.Join(dir, "idemcheck-report"), dst).CombinedOutput(); err != nil {
+			t.Logf("keep the reports: %v: %s", err, out)
+			return
+		}
+		t.Logf("the reports of this walk are in %s", dst)
+	})
 }
