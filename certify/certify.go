@@ -402,9 +402,9 @@ func (a *aggregate) progress(done bool, fn func(examples, violations int)) {
 // addLate judges again an example the gateway charged for after it was
 // judged (scenarios.Late) and adds it; a failing one is kept as the
 // family's late failure.
-func (a *aggregate) addLate(l scenarios.Late) (ex scenarios.Example, examples, violations int) {
-	ex = scenarios.Example{Scenario: l.Scenario, History: l.History, Result: checker.Check(l.History)}
-	examples, violations = a.add(ex)
+func (a *aggregate) addLate(l scenarios.Late) {
+	ex := scenarios.Example{Scenario: l.Scenario, History: l.History, Result: checker.Check(l.History)}
+	a.add(ex)
 	if ex.Failed() {
 		a.mu.Lock()
 		if a.late == nil {
@@ -412,7 +412,6 @@ func (a *aggregate) addLate(l scenarios.Late) (ex scenarios.Example, examples, v
 		}
 		a.mu.Unlock()
 	}
-	return ex, examples, violations
 }
 
 // lateFailure is the first failing example addLate got, or nil.

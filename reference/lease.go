@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -16,7 +17,7 @@ func (s *Store) Renew(ctx context.Context, tenant string, keyHash []byte, reques
 			AND state IN ('in_progress', 'needs_recovery')`,
 		tenant, keyHash, requestID, owner, now.Add(lease))
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("renew lease: %w", err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -65,16 +66,7 @@ func (l Lease) Hold(ctx context.Context) (stop func()) {
 	}
 	go func() {
 		defer close(done)
-		t := time.NewTimer(max(first, 0))
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if renew() {
-			Every(ctx, every, renew)
-		}
+		Every(ctx, first, every, renew)
 	}()
 	return func() { cancel(); <-done }
 }

@@ -73,7 +73,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepStats, error) {
 }
 
 func (s *Server) sweepLoop(ctx context.Context) {
-	Every(ctx, s.cfg.SweepInterval, func() bool {
+	Every(ctx, s.cfg.SweepInterval, s.cfg.SweepInterval, func() bool {
 		st, err := s.SweepOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("sweep failed", "err", err)
@@ -86,9 +86,21 @@ func (s *Server) sweepLoop(ctx context.Context) {
 	})
 }
 
-// Every calls fn every interval, first after one interval, until ctx
-// ends or fn returns false.
-func Every(ctx context.Context, interval time.Duration, fn func() bool) {
+// Every calls fn after first (at once if it is not positive), then every
+// interval, until ctx ends or fn returns false.
+func Every(ctx context.Context, first, interval time.Duration, fn func() bool) {
+	if first > 0 {
+		t := time.NewTimer(first)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+	if ctx.Err() != nil || !fn() {
+		return
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

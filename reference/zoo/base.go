@@ -294,7 +294,7 @@ func (b *base) finish(ctx context.Context, j job, res reference.Result) answer {
 }
 
 func (b *base) sweepLoop(ctx context.Context) {
-	reference.Every(ctx, b.cfg.SweepInterval, func() bool {
+	reference.Every(ctx, b.cfg.SweepInterval, b.cfg.SweepInterval, func() bool {
 		if err := b.sweepOnce(ctx); err != nil && ctx.Err() == nil {
 			b.log.Warn("sweep failed", "err", err)
 		}
