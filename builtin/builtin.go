@@ -64,8 +64,8 @@ type Member struct {
 // strikes. (A 1s lease left too little room for an owner stalled on a
 // loaded machine: in container mode 2 runs of 10 showed a sweeper
 // re-sending a live owner's charge, G1.) With the policy's ConvergeSlack
-// (4s), a server that never recovers fails M6 about 6.5s into its first
-// wave.
+// (2s), a server that never recovers fails M6 about 3.5s into its first
+// wave: the wave's last heal, the window, and one retry held max_wait.
 var TestPolicy = target.Policy{TTL: time.Second, RetryWindow: 20 * time.Second, RecoveryWindow: 2 * time.Second, MaxWait: time.Second}
 
 // testFlags configure every built-in reference-server for TestPolicy: a

@@ -508,3 +508,28 @@ func TestP1_FirstBodyNeverStoredIsUnknown(t *testing.T) {
 		t.Errorf("P1 %s, want FAILED (%s)", c.Verdict, c.Note)
 	}
 }
+
+// TestM6_ForeignFaultsCountForQuietNotCoverage: a retry still in progress
+// after its own fault healed and the recovery window passed is FAILED; if
+// another example killed a replica meanwhile (a Foreign fault the example
+// lived through), the window counts from that restart and the retry, sent
+// inside it, is undecided. The foreign kill is not the example's crash
+// coverage.
+func TestM6_ForeignFaultsCountForQuietNotCoverage(t *testing.T) {
+	rw := policy.RecoveryWindow
+	b := newBuilder()
+	b.fault("kill", 50*ms, 500*ms)
+	b.h.Faults[0].Fired = 50 * ms
+	b.op("t", "k1", "ord", 0, 100*ms, 502, "")
+	stuck := b.op("t", "k1", "ord", 500*ms+rw+100*ms, 500*ms+rw+200*ms, 409, "")
+	stuck.RetryAfter = "1"
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M6": checker.Failed})
+
+	b.fault("kill", 600*ms, 700*ms)
+	b.h.Faults[1].Fired, b.h.Faults[1].Foreign = 600*ms, "other-wave"
+	r := checker.Check(b.history())
+	expectVerdicts(t, r, map[string]checker.Verdict{"M6": checker.Unknown})
+	if r.Coverage.CrashFaults != 1 || r.Coverage.Faults != 1 {
+		t.Errorf("crash faults %d, faults %d: want the example's own kill only", r.Coverage.CrashFaults, r.Coverage.Faults)
+	}
+}

@@ -1,6 +1,10 @@
 package checker
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemcheck/idemcheck/history"
+)
 
 // coverage counts what the history exercised; see Coverage.
 func (ix *index) coverage() Coverage {
@@ -10,7 +14,7 @@ func (ix *index) coverage() Coverage {
 		Keys:      len(ix.lineages),
 		Orders:    len(ix.orders),
 		Tenants:   ix.tenants(),
-		Faults:    len(ix.faults),
+		Faults:    ownFaults(ix.faults),
 		// CrashJudged is M6's to count: see m6.
 		CrashFaults: len(ix.crashes),
 		CrashPoints: crashPointsReached(ix.h.Faults),
@@ -23,6 +27,17 @@ func (ix *index) coverage() Coverage {
 		ix.coverEpoch(&c, e)
 	}
 	return c
+}
+
+// ownFaults counts the faults the example injected itself (not Foreign).
+func ownFaults(fs []history.Fault) int {
+	n := 0
+	for _, f := range fs {
+		if f.Foreign == "" {
+			n++
+		}
+	}
+	return n
 }
 
 func (ix *index) tenants() int {

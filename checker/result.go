@@ -67,7 +67,8 @@ type Coverage struct {
 	// equal but differ byte for byte (key order, whitespace, 100 vs 1e2).
 	MutatedBodies    int `json:"mutated_bodies"`
 	EquivalentBodies int `json:"equivalent_bodies"`
-	// Faults counts disruptive faults (a scripted decline is not one).
+	// Faults counts the disruptive faults the history injected itself (a
+	// scripted decline is not one, nor a foreign fault it lived through).
 	Faults int `json:"faults"`
 	// ExpiryProbes counts definitive answers to retries sent late in the
 	// TTL, in [TTL/2, TTL]; PastTTL to retries sent more than TTL after

@@ -147,6 +147,15 @@ type Fault struct {
 	// feed sees it. The checker credits crash safety (L4) only for faults
 	// that fired.
 	Fired time.Duration `json:"fired,omitempty"`
+	// Foreign names the example that injected the fault when another
+	// example did: an environment-wide fault (a link, a process, a gateway
+	// rule for every order) is recorded in every example in flight while
+	// it is active, since each lived through it. The checker holds answers
+	// to convergence only after foreign faults too have healed and the
+	// recovery window has passed, and lets them excuse a disturbed answer
+	// on their path; it never counts them as the example's coverage (crash
+	// points, crash-class faults, L4).
+	Foreign string `json:"foreign,omitempty"`
 }
 
 // HasFired reports whether f was seen to strike.

@@ -33,12 +33,14 @@ func (p Policy) Band() time.Duration { return max(p.TTL/10, MinBoundaryBand) }
 
 // ConvergeSlack is how long past the recovery window idemcheck keeps
 // retrying a key whose answer is still indeterminate before convergence
-// (M6) is judged on the last answer: room for two tries each held
-// max_wait by a recovery still finishing as the window ends, with a
-// second of round trips each, on a loaded machine: 2×max_wait + 2s, at
-// least 4s. (With max_wait + 1s, 2s for the built-ins, the correct
-// reference was judged M6 FAILED once in about 50 certifications.)
-func (p Policy) ConvergeSlack() time.Duration { return max(2*p.MaxWait+2*time.Second, 4*time.Second) }
+// (M6) is judged on the last answer: room for one try held max_wait by a
+// recovery still finishing as the window ends, and a second of round
+// trip on a loaded machine: max_wait + 1s, at least 2s. The window counts
+// from the last heal of every fault the example lived through, other
+// examples' kills included (scenarios/shared.go): judged on its own
+// faults only, the correct reference was once FAILED here when another
+// crash wave killed a replica mid-recovery.
+func (p Policy) ConvergeSlack() time.Duration { return max(p.MaxWait+time.Second, 2*time.Second) }
 
 // GatewayKeyTTL is how long the gateway simulator remembers an
 // Idempotency-Key when it remembers keys at all. A real gateway keeps

@@ -68,9 +68,13 @@ const longExample = 30 * time.Second
 var Families = []Family{
 	{Name: "concurrent-duplicates", Level: "L2", Doc: "duplicates in flight together, across replicas, with gateway latency up to and beyond max_wait; some payments declined", Gen: genConcurrent},
 	{Name: "key-reuse", Level: "L3", Doc: "same key with a different body (each field) and with semantically equal bodies, after a charge or a decline", Gen: genKeyReuse},
+	// crash-window plays one wave at a time: a second wave in flight
+	// strikes during the first one's recovery window, which then counts
+	// from the second's heal (scenarios/shared.go) and a server that
+	// never recovers is found a wave later.
 	{Name: "crash-window", Level: "L4", Doc: "a wave of payments struck at every crash point (kills, pauses, gateway faults, link faults), one recovery window, then retries inside the promise", Gen: genCrash,
 		MinTime: func(tg *target.Target) time.Duration { return tg.Policy.RecoveryWindow + waveStrikes }, Fits: (*target.Target).CrashWindowFits,
-		Workers: 2, Limit: func(tg *target.Target) string { return "policy.recovery_window = " + tg.Policy.RecoveryWindow.String() }},
+		Workers: 1, Limit: func(tg *target.Target) string { return "policy.recovery_window = " + tg.Policy.RecoveryWindow.String() }},
 	{Name: "late-retry", Level: "L5", Doc: "retries inside the TTL and spread across (TTL, retry window], up to just inside its end; some payments declined", Gen: genLateRetry,
 		MinTime: lateRetryTime, Waits: true, Limit: func(tg *target.Target) string {
 			return "policy.ttl = " + tg.Policy.TTL.String() + ", policy.retry_window = " + tg.Policy.RetryWindow.String()

@@ -44,8 +44,10 @@ type Runner struct {
 	feed      *Feed
 	mu        sync.Mutex
 	examples  int
-	owned     map[string]*played // real order -> the example that sent it
-	before    map[string]bool    // charge ids the gateway held before this Runner began
+	live      map[*play]bool        // examples in flight (shared.go)
+	shared    map[*sharedFault]bool // environment-wide faults active now
+	owned     map[string]*played    // real order -> the example that sent it
+	before    map[string]bool       // charge ids the gateway held before this Runner began
 	beforeErr error
 }
 
@@ -57,6 +59,8 @@ type Runner struct {
 func (r *Runner) Run(ctx context.Context, sc Scenario) (*history.History, error) {
 	p := r.newPlay(sc)
 	defer p.client.Close()
+	r.enter(p)
+	defer r.exit(p)
 	err := p.steps(ctx)
 	if cerr := p.cleanup(ctx); err == nil {
 		err = cerr
@@ -131,9 +135,12 @@ type play struct {
 	pending map[string]chan history.Op
 	faults  map[string]faults.HealFunc // active faults by scenario id ("kill:replica0" for process steps)
 	start   time.Time                  // when the first request was sent (mu)
-	// healed is when this example's last fault healed (a restarted
-	// replica ready again): its recovery window counts from there.
-	healed time.Time
+	// healed is when the last fault this example lived through healed,
+	// its own or a foreign one (a restarted replica ready again), and
+	// foreignActive counts the foreign faults not healed yet (mu): its
+	// recovery window counts from then (quietFrom).
+	healed        time.Time
+	foreignActive int
 	// recovering is when the recovery window of a Wait{Recovery} began
 	// (zero before one): converging sends retry until it plus the window
 	// and the policy's ConvergeSlack.
@@ -162,14 +169,16 @@ func (r *Runner) newPlay(sc Scenario) *play {
 	if timeout == 0 {
 		timeout = pol.MaxWait + 15*time.Second
 	}
-	labels := &labeller{rec: rec}
-	return &play{
+	labels := &labeller{rec: rec, shared: map[int]func(){}}
+	p := &play{
 		r: r, sc: sc, nonce: r.nonce(), rec: rec, env: faults.Bind(r.Env, labels, r.log()), labels: labels,
 		client: client.New(r.Target.Protocol, rec, urls, timeout),
 		orders: map[string]bool{}, last: map[string]client.Request{},
 		pending: map[string]chan history.Op{}, faults: map[string]faults.HealFunc{},
 		converging: map[string]bool{}, seen: map[string]int{}, included: map[string]bool{},
 	}
+	labels.share = func(f history.Fault) func() { return r.share(p, f) }
+	return p
 }
 
 func (p *play) steps(ctx context.Context) error {
@@ -269,12 +278,13 @@ func (p *play) convergeDeadline() time.Time {
 // spent held at the gate moves the deadline: the server was not asked
 // then (measured in container mode: final retries of a wave held up to
 // 1.4s, p90 0.9s, while another example's disruption healed, out of a
-// 5s slack).
+// 5s slack). So does a foreign fault healing (settled): the server's
+// recovery starts again from there.
 func (p *play) retry(ctx context.Context, req client.Request, deadline time.Time) history.Op {
 	backoff := 100 * time.Millisecond
 	for {
 		op, held := p.doGated(ctx, req)
-		deadline = deadline.Add(held)
+		deadline = later(deadline.Add(held), p.settled())
 		if op.Outcome != history.Info || ctx.Err() != nil {
 			return op
 		}
@@ -310,6 +320,14 @@ func (p *play) step(ctx context.Context, s Step) error {
 		return p.release(ctx, s.Release)
 	}
 	return p.process(ctx, s)
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // RealOrder and RealKey map symbolic names to this example's identities.
@@ -468,7 +486,9 @@ func (p *play) heal(ctx context.Context, id string) error {
 	}
 	delete(p.faults, id)
 	err := h(ctx)
+	p.mu.Lock()
 	p.healed = time.Now()
+	p.mu.Unlock()
 	return err
 }
 
@@ -544,11 +564,15 @@ func cleanupRank(id string) int {
 }
 
 // labeller records faults into an example's history, adding the labels of
-// the step that injects them (the crash point and payment it strikes).
+// the step that injects them (the crash point and payment it strikes), and
+// into the other examples in flight when they are environment-wide
+// (share; shared.go).
 type labeller struct {
-	rec *history.Recorder
-	mu  sync.Mutex
-	cur map[string]string
+	rec    *history.Recorder
+	share  func(history.Fault) (heal func())
+	mu     sync.Mutex
+	cur    map[string]string
+	shared map[int]func() // own fault id -> records its heal in the others
 }
 
 func (l *labeller) set(labels map[string]string) {
@@ -559,6 +583,7 @@ func (l *labeller) set(labels map[string]string) {
 
 // Inject records f with the current labels.
 func (l *labeller) Inject(f history.Fault) int {
+	heal := l.share(f)
 	l.mu.Lock()
 	if len(l.cur) > 0 {
 		f.Params = maps.Clone(f.Params)
@@ -567,9 +592,22 @@ func (l *labeller) Inject(f history.Fault) int {
 		}
 		maps.Copy(f.Params, l.cur)
 	}
+	id := l.rec.Inject(f)
+	if heal != nil {
+		l.shared[id] = heal
+	}
 	l.mu.Unlock()
-	return l.rec.Inject(f)
+	return id
 }
 
-// Heal records a heal.
-func (l *labeller) Heal(id int) { l.rec.Heal(id) }
+// Heal records a heal, here and in the examples that lived through it.
+func (l *labeller) Heal(id int) {
+	l.rec.Heal(id)
+	l.mu.Lock()
+	heal := l.shared[id]
+	delete(l.shared, id)
+	l.mu.Unlock()
+	if heal != nil {
+		heal()
+	}
+}

@@ -25,8 +25,9 @@ func (p *play) wait(ctx context.Context, w Wait) error {
 		return p.sleepUntil(ctx, p.started().Add(time.Duration(w.TTL*float64(p.r.Target.Policy.TTL))))
 	case w.Recovery:
 		// The window counts from the last heal (a restarted replica
-		// ready), not from the end of the requests sent since.
-		p.recovering = cmp.Or(p.healed, time.Now())
+		// ready, a foreign fault healed), not from the end of the
+		// requests sent since.
+		p.recovering = cmp.Or(p.quietFrom(), time.Now())
 		return p.sleepUntil(ctx, p.recovering.Add(p.r.Target.Policy.RecoveryWindow))
 	}
 	return p.sleepUntil(ctx, time.Now().Add(w.For))
@@ -79,22 +80,34 @@ func (p *play) collect(ctx context.Context, ids []string) error {
 			ids = append(ids, id)
 		}
 	}
-	// A converging send may retry for the recovery window and the slack,
-	// then wait out one more request.
-	timer := time.NewTimer(p.r.Target.Policy.RecoveryWindow + p.r.Target.Policy.ConvergeSlack() + p.client.Timeout() + 5*time.Second)
+	// A converging send may retry until the recovery window and the slack
+	// have passed since the environment last healed, then wait out one
+	// more request; a foreign fault healing meanwhile moves that bound.
+	pol := p.r.Target.Policy
+	extra := p.client.Timeout() + 5*time.Second
+	end := time.Now().Add(pol.RecoveryWindow + pol.ConvergeSlack() + extra)
+	timer := time.NewTimer(time.Until(end))
 	defer timer.Stop()
 	for _, id := range ids {
 		ch, ok := p.pending[id]
 		if !ok {
 			continue // already collected
 		}
-		select {
-		case <-ch:
-			delete(p.pending, id)
-		case <-timer.C:
-			return fmt.Errorf("send %s did not answer within the client timeout", id)
-		case <-ctx.Done():
-			return ctx.Err()
+		for waiting := true; waiting; {
+			select {
+			case <-ch:
+				delete(p.pending, id)
+				waiting = false
+			case <-timer.C:
+				if q := p.settled().Add(extra); q.After(end) {
+					end = q
+					timer.Reset(time.Until(end))
+					continue
+				}
+				return fmt.Errorf("send %s did not answer within the client timeout", id)
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 	}
 	return nil
