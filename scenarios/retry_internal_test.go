@@ -12,6 +12,20 @@ import (
 	"github.com/idemcheck/idemcheck/target"
 )
 
+// gatedRunner starts the test server (one replica; the gateway without
+// idempotency) under pol and returns a Runner on it that plays examples
+// through a Gate.
+func gatedRunner(t *testing.T, pol target.Policy, runID string) *Runner {
+	t.Helper()
+	tg := harnesstest.Target(t, false, nil)
+	tg.Policy = pol
+	opts := harness.Options{Replicas: 1, Gateway: gatewaysim.Config{NoIdempotency: true}}
+	env, tg := harnesstest.StartPrepared(t, tg, opts)
+	r := &Runner{Env: env, Target: tg, RunID: runID, Gate: NewGate()}
+	t.Cleanup(r.Close)
+	return r
+}
+
 // TestRetry_TimeHeldAtTheGateMovesTheDeadline: a converging retry held at
 // the gate while another example disrupts the environment still gets its
 // tries after the gate opens (measured in container mode: wave finals
@@ -19,12 +33,7 @@ import (
 // had no second try). The held time is the subject here, so the test
 // holds the gate for it.
 func TestRetry_TimeHeldAtTheGateMovesTheDeadline(t *testing.T) {
-	tg := harnesstest.Target(t, false, nil)
-	tg.Policy = target.Policy{TTL: time.Hour}
-	opts := harness.Options{Replicas: 1, Gateway: gatewaysim.Config{NoIdempotency: true}}
-	env, tg := harnesstest.StartPrepared(t, tg, opts)
-	r := &Runner{Env: env, Target: tg, RunID: "gate", Gate: NewGate()}
-	defer r.Close()
+	r := gatedRunner(t, target.Policy{TTL: time.Hour}, "gate")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	p := r.newPlay(Scenario{Name: "held", Family: "crash-window"})

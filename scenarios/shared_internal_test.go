@@ -7,9 +7,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
-	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
-	"github.com/idemcheck/idemcheck/harness"
-	"github.com/idemcheck/idemcheck/harness/harnesstest"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/target"
 )
@@ -36,12 +33,7 @@ func foreign(h *history.History) []history.Fault {
 // killed a replica mid-recovery), and the checker does not count the
 // foreign kill as the example's coverage.
 func TestShared_ExamplesLiveThroughEachOthersKills(t *testing.T) {
-	tg := harnesstest.Target(t, false, nil)
-	tg.Policy = target.Policy{TTL: time.Hour, RecoveryWindow: 500 * time.Millisecond, MaxWait: 100 * time.Millisecond}
-	opts := harness.Options{Replicas: 1, Gateway: gatewaysim.Config{NoIdempotency: true}}
-	env, tg := harnesstest.StartPrepared(t, tg, opts)
-	r := &Runner{Env: env, Target: tg, RunID: "shared", Gate: NewGate()}
-	defer r.Close()
+	r := gatedRunner(t, target.Policy{TTL: time.Hour, RecoveryWindow: 500 * time.Millisecond, MaxWait: 100 * time.Millisecond}, "shared")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	start := func(name string) *play {
