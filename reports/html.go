@@ -225,6 +225,16 @@ func firstViolation(r *Report, fam, id string) int {
 }
 
 // paramsText prints fault parameters sorted by name: "latency=800ms".
+// faultParams is a fault's parameters as text, naming the example that
+// injected it when another one did (history.Fault.Foreign).
+func faultParams(f history.Fault) string {
+	s := paramsText(f.Params)
+	if f.Foreign != "" {
+		s = strings.TrimSpace(s + " foreign=" + f.Foreign)
+	}
+	return s
+}
+
 func paramsText(p map[string]string) string {
 	var parts []string
 	for _, kv := range pairs(p) {

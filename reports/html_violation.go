@@ -121,7 +121,7 @@ func faultRows(s *selection) []faultRow {
 		if f.Healed {
 			heal = msText(f.Heal)
 		}
-		rows = append(rows, faultRow{Fault: f, Violating: s.vFaults[f.ID], Params: paramsText(f.Params),
+		rows = append(rows, faultRow{Fault: f, Violating: s.vFaults[f.ID], Params: faultParams(f),
 			InjectMS: msText(f.Inject), HealMS: heal})
 	}
 	return rows

@@ -249,7 +249,7 @@ func chargeTitle(c history.Charge) string {
 // faultTitle is a fault's tooltip.
 func faultTitle(f history.Fault, end time.Duration) string {
 	s := fmt.Sprintf("fault %d: %s on %s", f.ID, f.Name, f.Target)
-	if p := paramsText(f.Params); p != "" {
+	if p := faultParams(f); p != "" {
 		s += " (" + p + ")"
 	}
 	if f.Order != "" {
