@@ -14,10 +14,10 @@ func (ix *index) coverage() Coverage {
 		Keys:      len(ix.lineages),
 		Orders:    len(ix.orders),
 		Tenants:   ix.tenants(),
-		Faults:    ownFaults(ix.faults),
+		Faults:    len(disruptive(ix.own)),
 		// CrashJudged is M6's to count: see m6.
 		CrashFaults: len(ix.crashes),
-		CrashPoints: crashPointsReached(ix.h.Faults),
+		CrashPoints: crashPointsReached(ix.own),
 	}
 	if !ix.h.Complete {
 		c.Incomplete = 1
@@ -29,15 +29,18 @@ func (ix *index) coverage() Coverage {
 	return c
 }
 
-// ownFaults counts the faults the example injected itself (not Foreign).
-func ownFaults(fs []history.Fault) int {
-	n := 0
+// own returns the faults the history's example injected itself: a
+// foreign fault (another example's kill it lived through) counts for
+// convergence and excuses (ix.faults), never as the example's coverage
+// (crash points, crash-class faults, L4).
+func own(fs []history.Fault) []history.Fault {
+	var out []history.Fault
 	for _, f := range fs {
 		if f.Foreign == "" {
-			n++
+			out = append(out, f)
 		}
 	}
-	return n
+	return out
 }
 
 func (ix *index) tenants() int {

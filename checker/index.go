@@ -107,8 +107,9 @@ type index struct {
 	byOrder  map[string]*order
 	charges  map[string]*charge
 	ledger   []*charge       // every ledger charge, one per id, by time then id
-	faults   []history.Fault // disruptive faults only
-	crashes  []history.Fault // crash-class faults that fired
+	faults   []history.Fault // disruptive faults only, foreign ones included
+	own      []history.Fault // the faults the example injected itself (not Foreign)
+	crashes  []history.Fault // its own crash-class faults that fired
 	cov      Coverage
 }
 
@@ -127,7 +128,8 @@ func build(h *history.History) *index {
 	ix.indexOrders()
 	ix.indexCharges()
 	ix.faults = disruptive(h.Faults)
-	ix.crashes = crashes(h.Faults)
+	ix.own = own(h.Faults)
+	ix.crashes = crashes(ix.own)
 	ix.cov = ix.coverage()
 	return ix
 }

@@ -247,8 +247,7 @@ func (p *play) converge(ctx context.Context) {
 			last[k] = op
 		}
 	}
-	pol := p.r.Target.Policy
-	deadline := time.Now().Add(pol.RecoveryWindow + pol.ConvergeSlack())
+	deadline := p.pastWindow(time.Now())
 	var wg sync.WaitGroup
 	for k, op := range last {
 		p.mu.Lock()
@@ -268,8 +267,14 @@ func (p *play) converge(ctx context.Context) {
 // (the scenario waited it out before sending), or after now when no window
 // was waited.
 func (p *play) convergeDeadline() time.Time {
+	return p.pastWindow(cmp.Or(p.recovering, time.Now()))
+}
+
+// pastWindow is t plus the recovery window and the policy's
+// ConvergeSlack: how long after t a converging send keeps retrying.
+func (p *play) pastWindow(t time.Time) time.Time {
 	pol := p.r.Target.Policy
-	return cmp.Or(p.recovering, time.Now()).Add(pol.RecoveryWindow + pol.ConvergeSlack())
+	return t.Add(pol.RecoveryWindow + pol.ConvergeSlack())
 }
 
 // retry re-sends req while its answer is indeterminate, backing off

@@ -39,12 +39,18 @@ type sharedFault struct {
 func (r *Runner) enter(p *play) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.live == nil {
-		r.live, r.shared = map[*play]bool{}, map[*sharedFault]bool{}
-	}
+	r.initShared()
 	r.live[p] = true
 	for sf := range r.shared {
 		sf.copies[p] = p.liveThrough(sf.f)
+	}
+}
+
+// initShared makes the Runner's maps of examples in flight and shared
+// faults on first use; r.mu is held.
+func (r *Runner) initShared() {
+	if r.live == nil {
+		r.live, r.shared = map[*play]bool{}, map[*sharedFault]bool{}
 	}
 }
 
@@ -72,6 +78,7 @@ func (r *Runner) share(p *play, f history.Fault) (heal func()) {
 	sf := &sharedFault{f: f, copies: map[*play]int{}}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.initShared() // p may inject without having entered (a test's play)
 	for q := range r.live {
 		if q != p {
 			sf.copies[q] = q.liveThrough(f)
@@ -126,6 +133,5 @@ func (p *play) settled() time.Time {
 	if q.IsZero() {
 		return q
 	}
-	pol := p.r.Target.Policy
-	return q.Add(pol.RecoveryWindow + pol.ConvergeSlack())
+	return p.pastWindow(q)
 }

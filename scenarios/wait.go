@@ -83,9 +83,8 @@ func (p *play) collect(ctx context.Context, ids []string) error {
 	// A converging send may retry until the recovery window and the slack
 	// have passed since the environment last healed, then wait out one
 	// more request; a foreign fault healing meanwhile moves that bound.
-	pol := p.r.Target.Policy
 	extra := p.client.Timeout() + 5*time.Second
-	end := time.Now().Add(pol.RecoveryWindow + pol.ConvergeSlack() + extra)
+	end := p.pastWindow(time.Now()).Add(extra)
 	timer := time.NewTimer(time.Until(end))
 	defer timer.Stop()
 	for _, id := range ids {
