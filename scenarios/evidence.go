@@ -15,12 +15,15 @@ import (
 
 // played is what the Runner keeps of a judged example for the
 // reconciliation: its recorder (the clock its charges are stamped on),
-// the history it was judged on, and which charges that history held.
+// the history Run returned, and the example's charges as known now. The
+// returned history is never changed: a charge that arrives later goes
+// into charges, and a new history is made from both (lateCharges).
 type played struct {
 	sc       Scenario
 	rec      *history.Recorder
-	hist     *history.History
-	included map[string]bool // charge ids in hist
+	judged   *history.History // as Run returned it; read-only
+	charges  []history.Charge // judged's charges and every later one; under the Runner's mu
+	included map[string]bool  // charge ids in charges
 }
 
 // own marks a real order as this example's: the run's reconciliation
@@ -42,11 +45,16 @@ func (p *play) own(order string) {
 // evidence waits until the ledger feed has caught up with the gateway
 // and builds the example's history: its ops and faults, every ledger
 // event for its orders (whenever it happened), and when each gateway rule
-// fired. A feed that cannot catch up leaves the history incomplete.
-func (p *play) evidence(ctx context.Context) (*history.History, error) {
+// fired. A history is incomplete when the play ended early (runErr) or
+// the feed could not catch up. The history is finished before it is
+// registered for the reconciliation, which may copy it at once.
+func (p *play) evidence(ctx context.Context, runErr error) (*history.History, error) {
 	orders, err := p.gather(ctx)
+	if runErr != nil {
+		err = runErr
+	}
 	h := p.rec.Snapshot(err == nil)
-	pl := &played{sc: p.sc, rec: p.rec, hist: h, included: maps.Clone(p.included)}
+	pl := &played{sc: p.sc, rec: p.rec, judged: h, charges: slices.Clone(h.Charges), included: maps.Clone(p.included)}
 	p.r.mu.Lock()
 	for _, o := range orders {
 		if p.r.owned[o] == nil {
@@ -219,19 +227,19 @@ func (l lateCharges) add(pl *played, id string, charge func() history.Charge) {
 	if pl == nil || pl.included[id] {
 		return
 	}
-	pl.hist.Charges = append(pl.hist.Charges, charge())
+	pl.charges = append(pl.charges, charge())
 	pl.included[id] = true
 	l[pl] = true
 }
 
-// examples are the changed examples to judge again, each with a copy of
-// its history, by seed.
+// examples are the changed examples to judge again, by seed, each with a
+// new history: the one Run returned, with every charge known now.
 func (l lateCharges) examples() []Late {
 	var out []Late
 	for pl := range l {
-		slices.SortStableFunc(pl.hist.Charges, func(a, b history.Charge) int { return int(a.At - b.At) })
-		h := *pl.hist
-		h.Charges = slices.Clone(pl.hist.Charges)
+		slices.SortStableFunc(pl.charges, func(a, b history.Charge) int { return cmp.Compare(a.At, b.At) })
+		h := *pl.judged
+		h.Charges = slices.Clone(pl.charges)
 		out = append(out, Late{Scenario: pl.sc, History: &h})
 	}
 	slices.SortFunc(out, func(a, b Late) int { return cmp.Compare(a.Scenario.Seed, b.Scenario.Seed) })

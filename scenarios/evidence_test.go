@@ -1,15 +1,20 @@
 package scenarios_test
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/harnesstest"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -72,5 +77,71 @@ func TestReconcile_LateAndUnattributedCharges(t *testing.T) {
 	}
 	if again, _ := r.Reconcile(ctx); len(again.Rejudge) != 0 {
 		t.Errorf("a late charge is handed back once, got it again: %s", again)
+	}
+}
+
+// TestWatchLate_ReturnedHistoryNeverChanges: charges that arrive after an
+// example was judged, while its history is being judged again and again,
+// come as new histories; the history Run returned stays as it was (run
+// with -race: a late charge once was appended to it and sorted in place).
+func TestWatchLate_ReturnedHistoryNeverChanges(t *testing.T) {
+	tg := harnesstest.Target(t, false, nil)
+	env, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
+	r := &scenarios.Runner{Env: env, Target: tg, RunID: "immutable"}
+	defer r.Close()
+	sc := scenarios.Scenario{Name: "one", Family: "key-reuse", Steps: []scenarios.Step{{Send: &scenarios.Send{Key: "k", Order: "o", Tenant: -1}}}}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	h, err := r.Run(ctx, sc)
+	if err != nil || len(h.Charges) != 1 {
+		t.Fatalf("run: %v, charges %+v", err, h.Charges)
+	}
+	before, _ := json.Marshal(h)
+
+	const lateCharges = 3
+	lates := make(chan scenarios.Late, 16)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() { defer close(watched); r.WatchLate(watchCtx, func(l scenarios.Late) { lates <- l }) }()
+	judging := make(chan struct{})
+	judged := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-judging:
+				judged <- n
+				return
+			default:
+				checker.Check(h)
+				n++
+			}
+		}
+	}()
+	for range lateCharges {
+		gatewayCharge(t, env.GatewayURL(), env.GatewayAPIKey(), h.Ops[0].Order)
+	}
+	last := scenarios.Late{History: h}
+	for len(last.History.Charges) < 1+lateCharges {
+		select {
+		case last = <-lates:
+		case <-ctx.Done():
+			t.Fatalf("late charges delivered: %d of %d", len(last.History.Charges)-1, lateCharges)
+		}
+	}
+	if _, err := r.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	close(judging)
+	if n := <-judged; n == 0 {
+		t.Error("the history was never judged while the late charges arrived")
+	}
+	stopWatch()
+	<-watched
+	if after, _ := json.Marshal(h); string(after) != string(before) {
+		t.Errorf("the history Run returned changed:\nbefore %s\nafter  %s", before, after)
+	}
+	if last.History == h || !slices.IsSortedFunc(last.History.Charges, func(a, b history.Charge) int { return cmp.Compare(a.At, b.At) }) {
+		t.Errorf("late history: want a new history with its charges by time, got %+v", last.History.Charges)
 	}
 }

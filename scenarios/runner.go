@@ -71,12 +71,7 @@ func (r *Runner) Run(ctx context.Context, sc Scenario) (*history.History, error)
 	if err == nil && ctx.Err() == nil {
 		p.converge(ctx)
 	}
-	h, jerr := p.evidence(ctx)
-	if err == nil {
-		err = jerr
-	}
-	h.Complete = err == nil
-	return h, err
+	return p.evidence(ctx, err)
 }
 
 // Feed is the Runner's ledger feed, started on first use. It also notes
