@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -59,5 +60,38 @@ func TestWriteAll_PassingReportIsSmall(t *testing.T) {
 		if st.Size() > limit {
 			t.Errorf("%s is %d bytes, more than %d", filepath.Base(path), st.Size(), limit)
 		}
+	}
+}
+
+func TestWriteAll_WritesEveryFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	r := sampleReport()
+	p, err := reports.WriteAll(dir, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{p.JSON, p.JUnit, p.Markdown, p.HTML, p.Histories["crash-window"], p.Histories["key-reuse"]} {
+		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+			t.Errorf("%q: %v (size %v)", path, err, fi)
+		}
+	}
+	if got := filepath.Base(p.Histories["crash-window"]); got != "history-crash-window.json" {
+		t.Errorf("history file = %s", got)
+	}
+	if h, err := history.ReadFile(p.Histories["crash-window"]); err != nil || len(h.Ops) != 6 {
+		t.Errorf("history does not read back: %v", err)
+	}
+	if r.Families[3].History != "" {
+		t.Error("WriteAll modified the caller's report")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 6 {
+		t.Errorf("dir holds %d entries, want 6 (no temporary files left)", len(entries))
+	}
+}
+
+func TestWriteAll_NilReport(t *testing.T) {
+	if _, err := reports.WriteAll(t.TempDir(), nil); err == nil {
+		t.Fatal("WriteAll(nil) succeeded")
 	}
 }
