@@ -3,7 +3,7 @@
 //
 //	idemcheck certify --target reference
 //	idemcheck run concurrent-duplicates --target ./my-server.yaml
-//	idemcheck replay scenarios/incidents/naive-concurrent-double-charge.yaml --target naive
+//	idemcheck replay scenarios/incidents/concurrent-double-charge.yaml --target naive
 //	idemcheck list
 //	idemcheck demo
 //	idemcheck merge --report-dir report shard-1 shard-2
