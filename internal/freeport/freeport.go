@@ -9,6 +9,9 @@
 // address runs the same race at every restart. Ports below the ephemeral
 // range are never given to outgoing connections, so Port draws from there
 // and checks each candidate by binding it.
+//
+// It imports no idemcheck package; harness/process and internal/pgcluster
+// use it.
 package freeport
 
 import (
