@@ -1,9 +1,13 @@
 // Package builtin is the table of built-in targets: the reference server,
 // the zoo of realistic broken servers (must FAIL) and the garden of
 // correct servers that choose differently (must never FAIL), each a
-// variant of the reference-server binary. The table is the single place that says what
-// bug a zoo member has and which invariant it must violate; the
-// self-validation test, `idemcheck list` and the README are made from it.
+// variant of the reference-server binary. The table is the single place
+// that says what bug a zoo member has and which invariant it must violate;
+// the self-validation test, `idemcheck list` and the README are made from
+// it.
+//
+// It imports only target (a member is a target.Target); cmd/idemcheck
+// imports it. Its self-validation tests run certify against the table.
 package builtin
 
 import (
