@@ -1,9 +1,13 @@
 // Package builtin is the table of built-in targets: the reference server,
 // the zoo of realistic broken servers (must FAIL) and the garden of
 // correct servers that choose differently (must never FAIL), each a
-// variant of the reference-server binary. The table is the single place that says what
-// bug a zoo member has and which invariant it must violate; the
-// self-validation test, `idemcheck list` and the README are made from it.
+// variant of the reference-server binary. The table is the single place
+// that says what bug a zoo member has and which invariant it must violate;
+// the self-validation test, `idemcheck list` and the README are made from
+// it.
+//
+// It imports only target (a member is a target.Target); cmd/idemcheck
+// imports it. Its self-validation tests run certify against the table.
 package builtin
 
 import (
@@ -52,20 +56,20 @@ type Member struct {
 // retry window (20×TTL) is what late-retry probes up to its end, so it
 // sets that family's example time; it leaves a crash wave room for its
 // strikes and one recovery window before every payment's final retry,
-// also on a loaded machine (with 10×TTL, a wave under the load of six
-// families at once sent some final retries past the promise, and their
-// convergence went undecided). max_wait is short enough that
+// also on a loaded machine (10×TTL is too little: under the load of six
+// families at once a wave pushes some final retries past the promise, and
+// their convergence goes undecided). max_wait is short enough that
 // concurrent-duplicates' longest gateway latency
 // (scenarios.MaxGatewayLatency, 1.5 s) stays under the built-ins'
 // gateway timeout. The recovery window is what the built-ins keep with
 // testFlags: a dead owner's key is free a lease (1.5s) after its last
 // renewal, before the kill, and a retry or the sweeper (every 250ms)
 // recovers it at most about 1.5s after the restart that ends a wave's
-// strikes. (A 1s lease left too little room for an owner stalled on a
-// loaded machine: in container mode 2 runs of 10 showed a sweeper
-// re-sending a live owner's charge, G1.) With the policy's ConvergeSlack
-// (2s), a server that never recovers fails M6 about 3.5s into its first
-// wave: the wave's last heal, the window, and one retry held max_wait.
+// strikes. (A 1s lease leaves too little room for an owner stalled on a
+// loaded machine: a sweeper takes it for dead and re-sends its charge,
+// G1.) With the policy's ConvergeSlack (2s), a server that never recovers
+// fails M6 about 3.5s into its first wave: the wave's last heal, the
+// window, and one retry held max_wait.
 var TestPolicy = target.Policy{TTL: time.Second, RetryWindow: 20 * time.Second, RecoveryWindow: 2 * time.Second, MaxWait: time.Second}
 
 // testFlags configure every built-in reference-server for TestPolicy: a
@@ -97,8 +101,8 @@ var Members = []Member{
 	{Name: "no-wait-409", Kind: "broken", Bug: "answers 409 at once to a duplicate in flight instead of waiting", Incident: "safe, but clients retry in a tight loop", Family: "concurrent-duplicates", Expect: []string{"R3"}, Verdict: "NON-STRICT"},
 	{Name: "sweeper-recharges", Kind: "broken", Bug: "an outbox worker re-sends indeterminate charges under a new gateway key, even after a retry resolved them", Incident: "the retry recovered the charge; seconds after the last answer the outbox charged the order again", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED"},
 	{Name: "crash-blind", Kind: "broken", Bug: "recovers from gateway errors but never takes over a key whose owner died, and has no sweeper", Incident: "a replica killed during a gateway call leaves its order stuck in progress forever; a run that only slows the gateway sees nothing", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED", Denies: "L4"},
-	// short-retention is found only by a probe past 3 TTLs: before issue 11
-	// item 3, late retries stopped at 2.5 TTLs and it certified L5.
+	// short-retention is found only by a probe past 3 TTLs: late-retry must
+	// probe that late, or it certifies L5.
 	{Name: "short-retention", Kind: "broken", Bug: "keeps keys for 3x the TTL while promising a retry window of 20x", Incident: "a retry near the end of the promised window charges again", Family: "late-retry", Expect: []string{"E2"}, Verdict: "FAILED"},
 	{Name: "no-recovery", Kind: "broken", Bug: "no lease takeover and no sweeper: a key whose owner crashed stays in progress", Incident: "after a crash the order can never be completed or retried", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
 

@@ -18,7 +18,7 @@ import (
 // TestGarden_NeverFails certifies every garden member over the family
 // that exercises its choice, and holds it to "never FAILED": a correct
 // server that chooses differently from the reference must end PASS or
-// NON-STRICT (issue 11). Seeds as the zoo's (see seeds).
+// NON-STRICT. Seeds as the zoo's (see seeds).
 func TestGarden_NeverFails(t *testing.T) {
 	dir := withBinaries(t)
 	var b strings.Builder

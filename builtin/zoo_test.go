@@ -18,7 +18,7 @@ import (
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
-// Budgets of the self-validation (issue 5 part 5): a zoo member must fail
+// Budgets of the self-validation: a zoo member must fail
 // within memberBudget on seed 1; the reference must pass every default
 // family within referenceBudget.
 const (
@@ -73,8 +73,8 @@ type zooRow struct {
 }
 
 // seeds are the seeds the self-validation runs: 1, or the list or range
-// in IDEMCHECK_SEEDS ("1-10", "3,7"), to measure the zoo/garden table of
-// issue 11 (go test ./builtin -run 'Zoo_Fails|Garden' -timeout 3h).
+// in IDEMCHECK_SEEDS ("1-10", "3,7"), to measure the zoo/garden table
+// over many seeds (go test ./builtin -run 'Zoo_Fails|Garden' -timeout 3h).
 func seeds(t *testing.T) []uint64 {
 	spec := os.Getenv("IDEMCHECK_SEEDS")
 	if spec == "" {
@@ -177,7 +177,7 @@ func certifyMember(t *testing.T, m builtin.Member, dir string, seed uint64, row 
 	}
 	if !shown && m.Denies != "" && rep.Level < m.Denies && rep.Verdict != "pass" {
 		// The bug went undrawn, but the run did not grant the level it
-		// breaks: honest about its evidence (issue 11 item 1).
+		// breaks: honest about its evidence.
 		row.got = append(row.got, got+" ("+m.Denies+" denied: level "+rep.Level+", "+rep.Verdict+")")
 		return
 	}

@@ -2,6 +2,9 @@
 // to a chosen replica and records each one's invocation and completion in a
 // history. Like etcd's robustness client it never interprets a result
 // beyond the three outcomes (ok, fail, info): judging is the checker's job.
+//
+// It imports only history and target (the protocol dialect); the runner
+// (scenarios) drives it.
 package client
 
 import (

@@ -73,9 +73,8 @@ func TestClient_RecordsSuccessFields(t *testing.T) {
 }
 
 // TestClient_Classification: a retryable 4xx (408, 409, 423, 425, 429) and
-// any failure carrying Retry-After are indeterminate; the client retries.
-// (Before issue 11 a 400/402/422 with Retry-After, and a 429, were recorded
-// as definitive failures.)
+// any failure carrying Retry-After (also a 400, 402 or 422) are
+// indeterminate, never definitive failures; the client retries.
 func TestClient_Classification(t *testing.T) {
 	cases := []struct {
 		status     int
@@ -146,7 +145,7 @@ func TestClient_RoundRobin(t *testing.T) {
 	}
 }
 
-// TestClient_FieldsByJSONPointer (issue 11 item 11): a Stripe-shaped
+// TestClient_FieldsByJSONPointer: a Stripe-shaped
 // server keeps the order under metadata and may use numeric ids; a target
 // maps the order by JSON pointer, the request body nests it, and the
 // response is read through the same pointer. A numeric id is stringified.

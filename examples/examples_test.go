@@ -1,6 +1,7 @@
 // Package examples_test keeps the documentation's target files true: every
 // YAML block in README.md and docs/*.md is a file of this folder, byte for
-// byte, and every file here loads as a valid target.
+// byte, and every file here loads as a valid target. It imports only
+// target.
 package examples_test
 
 import (

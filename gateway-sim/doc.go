@@ -5,6 +5,9 @@
 // happen. A service built on stripe-go works against it unchanged once its
 // backend URL points at the simulator.
 //
+// It imports no idemcheck package, so any payment service can test against
+// it; harness, faults, scenarios and cmd/gateway-sim import it.
+//
 // # Setting up
 //
 //   - [New] with a [Config] (TTL, no-idempotency mode, seed, clock, logger),

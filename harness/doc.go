@@ -37,4 +37,8 @@
 //
 // Injecting and recording faults is package faults' job; this package
 // and its implementations record nothing.
+//
+// It imports only target and gateway-sim (the gateway's Config and
+// Controller); harness/process, harness/docker, faults, scenarios, certify
+// and cmd/idemcheck import it.
 package harness

@@ -5,6 +5,10 @@
 // a report can be redrawn from report.json at any time and an interrupted
 // run still gets every file, marked incomplete.
 //
+// It imports only history and checker. certify builds a Report and
+// cmd/idemcheck writes, reads and merges them; reports imports neither,
+// nor the runner (scenarios).
+//
 // # Schema
 //
 // Report, FamilyResult, Check, Violation and Duration are the report.json
@@ -20,7 +24,7 @@
 //   - WriteJSON writes report.json.
 //   - WriteJUnit writes junit.xml: a <testsuite> per family, a <testcase>
 //     per check, FAILED as <failure>, UNKNOWN as <error>, not exercised as
-//     <skipped>.
+//     a property (never <skipped>).
 //   - WriteMarkdown writes summary.md for $GITHUB_STEP_SUMMARY or a PR
 //     comment.
 //   - WriteHTML writes index.html: self-contained, no network.
@@ -33,4 +37,10 @@
 //     (ErrSchemaVersion).
 //   - ReadDir loads a report directory, histories included, so its HTML can
 //     be redrawn or shard reports merged.
+//
+// # Merging
+//
+//   - Merge combines shard reports of one target; OverallVerdict is the
+//     run's verdict, the same rule for one run and a merge; CondenseNote
+//     folds a merged check's notes into one sentence per kind.
 package reports

@@ -2,12 +2,18 @@ package reports_test
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
 
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -208,5 +214,94 @@ func TestHTML_Deterministic(t *testing.T) {
 	b, _ := page(t, sampleReport())
 	if a != b {
 		t.Error("the same report rendered two different pages")
+	}
+}
+
+// otherExample is a second failing example of crash-window with the same
+// op ids as the counterexample but another order and other charges.
+func otherExample() *history.History {
+	h := crashHistory()
+	h.Seed = 99
+	for i := range h.Ops {
+		h.Ops[i].Order = strings.Replace(h.Ops[i].Order, "ord_c", "ord_x", 1)
+		h.Ops[i].Key = strings.Replace(h.Ops[i].Key, "k_c", "k_x", 1)
+		h.Ops[i].ChargeID = strings.Replace(h.Ops[i].ChargeID, "ch_", "ch_x", 1)
+	}
+	for i := range h.Charges {
+		h.Charges[i].Order = strings.Replace(h.Charges[i].Order, "ord_c", "ord_x", 1)
+		h.Charges[i].ID = strings.Replace(h.Charges[i].ID, "ch_", "ch_x", 1)
+	}
+	return h
+}
+
+// TestHTML_EachViolationDrawnOverItsOwnHistory: every violation's timeline
+// holds the ops and charges its headline names, also for a violation of
+// another example than the shrunk counterexample, and also after the
+// report is read back from its directory.
+func TestHTML_EachViolationDrawnOverItsOwnHistory(t *testing.T) {
+	r := sampleReport()
+	r.Families[3].History = "" // set by WriteAll
+	r.Violations[0].History = r.Counterexamples["crash-window"]
+	r.Violations = append(r.Violations, reports.Violation{Family: "crash-window", History: otherExample(),
+		Replay: "idemcheck run crash-window --target release-on-error --seed 7",
+		Violation: checker.Violation{Invariant: "M1", Tenant: "tenant_a", Key: "k_x1", Order: "ord_x1", Source: "crash-window seed=99",
+			Explanation: "order ord_x1 charged twice: ch_x2 (op 1) and ch_x3 (op 2)", Ops: []int{1, 2}, Charges: []string{"ch_x2", "ch_x3"}}},
+		reports.Violation{Family: "crash-window", Replay: "idemcheck run crash-window --target release-on-error --seed 7",
+			Violation: checker.Violation{Invariant: "M1", Order: "ord_y1", Source: "crash-window seed=100",
+				Explanation: "order ord_y1 charged twice: ch_y2 (op 1) and ch_y3 (op 2)", Ops: []int{1, 2}, Charges: []string{"ch_y2", "ch_y3"}}})
+	assertOwnEvidence(t, r)
+
+	dir := t.TempDir()
+	if _, err := reports.WriteAll(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	back, err := reports.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, reports.ViolationHistoryFile("crash-window", 3))); err != nil {
+		t.Errorf("the second example's history is not beside report.json: %v", err)
+	}
+	assertOwnEvidence(t, back)
+}
+
+var chargeID = regexp.MustCompile(`\bch_[A-Za-z0-9]+`)
+
+// assertOwnEvidence checks every violation article of r's page: its
+// timeline draws each op and charge the violation names, and every charge
+// its explanation names; a violation without its own history draws none.
+func assertOwnEvidence(t *testing.T, r *reports.Report) {
+	t.Helper()
+	_, doc := page(t, r)
+	for i, v := range r.Violations {
+		art := byID(doc, fmt.Sprintf("violation-%d", i+1))
+		if art == nil {
+			t.Fatalf("violation %d not on the page", i+1)
+		}
+		ids := map[string]bool{}
+		for n := range art.Descendants() {
+			ids[attr(n, "id")] = true
+		}
+		svg := find(art, func(n *html.Node) bool { return n.Data == "svg" })
+		if strings.HasPrefix(v.Order, "ord_y") {
+			if len(svg) != 0 {
+				t.Errorf("violation %d has no history of its own but draws one", i+1)
+			}
+			continue
+		}
+		if len(svg) != 1 {
+			t.Fatalf("violation %d: %d timelines", i+1, len(svg))
+		}
+		tl := attr(svg[0], "id")
+		for _, op := range v.Ops {
+			if !ids[fmt.Sprintf("%s-op-%d", tl, op)] {
+				t.Errorf("violation %d names op %d; its timeline does not draw it", i+1, op)
+			}
+		}
+		for _, ch := range append(v.Charges, chargeID.FindAllString(v.Explanation, -1)...) {
+			if !ids[tl+"-charge-"+ch] {
+				t.Errorf("violation %d names charge %s; its timeline does not draw it", i+1, ch)
+			}
+		}
 	}
 }

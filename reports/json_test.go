@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -71,33 +68,6 @@ func TestJSON_IgnoresAddedFields(t *testing.T) {
 	}
 }
 
-func TestWriteAll_WritesEveryFile(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "report")
-	r := sampleReport()
-	p, err := reports.WriteAll(dir, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range []string{p.JSON, p.JUnit, p.Markdown, p.HTML, p.Histories["crash-window"], p.Histories["key-reuse"]} {
-		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
-			t.Errorf("%q: %v (size %v)", path, err, fi)
-		}
-	}
-	if got := filepath.Base(p.Histories["crash-window"]); got != "history-crash-window.json" {
-		t.Errorf("history file = %s", got)
-	}
-	if h, err := history.ReadFile(p.Histories["crash-window"]); err != nil || len(h.Ops) != 6 {
-		t.Errorf("history does not read back: %v", err)
-	}
-	if r.Families[3].History != "" {
-		t.Error("WriteAll modified the caller's report")
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 6 {
-		t.Errorf("dir holds %d entries, want 6 (no temporary files left)", len(entries))
-	}
-}
-
 func TestReadDir_LoadsHistories(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := reports.WriteAll(dir, sampleReport()); err != nil {
@@ -115,11 +85,5 @@ func TestReadDir_LoadsHistories(t *testing.T) {
 	}
 	if h := r.Counterexamples["protocol"]; h != nil {
 		t.Error("protocol has no counterexample but got one")
-	}
-}
-
-func TestWriteAll_NilReport(t *testing.T) {
-	if _, err := reports.WriteAll(t.TempDir(), nil); err == nil {
-		t.Fatal("WriteAll(nil) succeeded")
 	}
 }

@@ -178,3 +178,21 @@ func TestJUnit_EscapesMarkup(t *testing.T) {
 		t.Errorf("markup not preserved through escaping: %q", m1.Failure.Text)
 	}
 }
+
+// TestJUnit_OutputOnlyForFailures: passing cases carry no text; a check
+// never exercised is a property, not a skipped case.
+func TestJUnit_OutputOnlyForFailures(t *testing.T) {
+	var b bytes.Buffer
+	if err := reports.WriteJUnit(&b, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, bad := range []string{"<system-out", "<skipped"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("junit.xml has %s:\n%s", bad, out)
+		}
+	}
+	if !strings.Contains(out, `<property name="not_exercised" value="P1, P2, E1, E2">`) {
+		t.Errorf("protocol suite does not list its checks not exercised:\n%s", out)
+	}
+}

@@ -93,3 +93,20 @@ func ExampleWriteMarkdown() {
 	// |---|---|---:|---:|
 	// | concurrent-duplicates | ✅ PASS | 41 | – |
 }
+
+// TestMarkdown_KeepsCondensedNoteWhole: summary.md carries a check's
+// condensed note whole, never cut.
+func TestMarkdown_KeepsCondensedNoteWhole(t *testing.T) {
+	r := sampleReport()
+	long := strings.Repeat("the server answered 400 where the draft asks for 422, which is safe but not strict; ", 3) + "see R2"
+	for i := range r.Checks {
+		if r.Checks[i].Family == "key-reuse" && r.Checks[i].ID == "R2" {
+			r.Checks[i].Note = long
+		}
+	}
+	var b bytes.Buffer
+	reports.WriteMarkdown(&b, r)
+	if !strings.Contains(b.String(), reports.CondenseNote(long)) {
+		t.Errorf("summary.md cuts the note:\n%s", b.String())
+	}
+}

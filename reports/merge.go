@@ -95,7 +95,7 @@ func mergeChecks(acc, next []Check) []Check {
 func worse(a, b string) string { return string(checker.Worst(checker.Verdict(a), checker.Verdict(b))) }
 
 // OverallVerdict is a report's verdict, the one rule for a single run and
-// a merge of shards (DESIGN.md §6): "fail" when any check or family FAILED
+// a merge of shards: "fail" when any check or family FAILED
 // (or is NON-STRICT under --strict), even in an incomplete run, because a
 // proven violation stays proven; otherwise "unknown" when anything could not
 // be decided: an UNKNOWN check or family (a family that did not fit its

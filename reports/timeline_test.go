@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,5 +164,38 @@ func TestTimeline_NetworkLaneForUnknownTarget(t *testing.T) {
 	}
 	if byID(svg, fmt.Sprintf("tl-fault-%d", 9)) == nil {
 		t.Error("fault 9 not drawn")
+	}
+}
+
+// TestTimeline_CoincidingChargesSpread: two charges a microsecond apart on
+// a short timeline are two marks, not one.
+func TestTimeline_CoincidingChargesSpread(t *testing.T) {
+	h := &history.History{Version: history.Version, Replicas: 1, End: 3 * ms, Complete: true,
+		Ops: []history.Op{
+			{ID: 0, Client: 0, Key: "k", Order: "o", Invoke: 0, Complete: 2 * ms, Outcome: history.OK, Status: 201, ChargeID: "ch_a"},
+			{ID: 1, Client: 1, Key: "k", Order: "o", Invoke: 0, Complete: 2 * ms, Outcome: history.OK, Status: 201, ChargeID: "ch_b"},
+		},
+		Charges: []history.Charge{
+			{ID: "ch_a", Order: "o", Amount: 1, Currency: "usd", Status: "succeeded", At: ms},
+			{ID: "ch_b", Order: "o", Amount: 1, Currency: "usd", Status: "succeeded", At: ms + time.Microsecond},
+			{ID: "ch_c", Order: "o", Amount: 1, Currency: "usd", Status: "succeeded", At: ms + time.Microsecond},
+		},
+	}
+	v := checker.Violation{Invariant: "M1", Order: "o", Ops: []int{0, 1}, Charges: []string{"ch_a", "ch_b", "ch_c"}}
+	svg, err := reports.TimelineSVG("t", h, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs []float64
+	for _, id := range []string{"ch_a", "ch_b", "ch_c"} {
+		m := regexp.MustCompile(`id="t-charge-` + id + `"[^>]*><title>[^<]*</title><polygon points="([0-9.]+),`).FindStringSubmatch(string(svg))
+		if m == nil {
+			t.Fatalf("no diamond for %s:\n%s", id, svg)
+		}
+		x, _ := strconv.ParseFloat(m[1], 64)
+		xs = append(xs, x)
+	}
+	if xs[1]-xs[0] < 10 || xs[2]-xs[1] < 10 {
+		t.Errorf("coinciding charges drawn on top of each other: x = %v", xs)
 	}
 }

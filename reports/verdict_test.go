@@ -1,6 +1,10 @@
 package reports_test
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -66,6 +70,31 @@ func TestHTML_ShowsCoveragePerCrashPoint(t *testing.T) {
 	for _, want := range []string{"crash point kill-in-hang", "crash point charge-then-drop", "never reached"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// TestVerdictWord_OneWordPerVerdict: a failed run reads FAILED in every
+// file, never FAIL.
+func TestVerdictWord_OneWordPerVerdict(t *testing.T) {
+	dir := t.TempDir()
+	p, err := reports.WriteAll(dir, sampleReport())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := regexp.MustCompile(`\bFAIL\b`)
+	for _, path := range []string{p.Markdown, p.HTML, p.JUnit} {
+		data, _ := os.ReadFile(path)
+		if loc := fail.FindIndex(data); loc != nil {
+			t.Errorf("%s says FAIL: …%s…", filepath.Base(path), data[max(0, loc[0]-60):min(len(data), loc[1]+60)])
+		}
+		if !bytes.Contains(data, []byte("FAILED")) {
+			t.Errorf("%s never says FAILED", filepath.Base(path))
+		}
+	}
+	for v, w := range map[string]string{"pass": "PASS", "fail": "FAILED", "unknown": "UNKNOWN", "odd": "UNKNOWN"} {
+		if got := reports.VerdictWord(v); got != w {
+			t.Errorf("VerdictWord(%q) = %q, want %q", v, got, w)
 		}
 	}
 }

@@ -86,9 +86,9 @@ func TestLoad_MissingFile(t *testing.T) {
 	}
 }
 
-// TestFieldPath: a bare name is the top-level field; a JSON pointer walks
-// into nested objects, with ~1 and ~0 escapes (issue 11 item 11).
-func TestFieldPath(t *testing.T) {
+// TestFieldPath_NameOrPointer: a bare name is the top-level field; a JSON
+// pointer walks into nested objects, with ~1 and ~0 escapes.
+func TestFieldPath_NameOrPointer(t *testing.T) {
 	for in, want := range map[string][]string{
 		"order_id": {"order_id"}, "/order_id": {"order_id"}, "/metadata/order_id": {"metadata", "order_id"},
 		"/a~1b/c~0d": {"a/b", "c~d"},

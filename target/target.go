@@ -13,7 +13,7 @@ import (
 
 // Target describes a system under test: how to start it, how it speaks the
 // charge protocol, and what it promises. It is loaded from a YAML file (see
-// Load) or taken from the built-in table (see Builtin).
+// Load) or taken from the built-in table (package builtin).
 type Target struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`

@@ -8,6 +8,8 @@
 // connections (with --addr HOST:0 the port is the one the kernel chose) and
 // shuts down cleanly on SIGINT or SIGTERM, releasing held responses and
 // ending event streams first.
+//
+// It imports only gateway-sim.
 package main
 
 import (

@@ -15,8 +15,8 @@ import (
 
 // TestCLI_ViolationTimelinesShowTheirOwnEvidence certifies a broken
 // server and checks, in the HTML it writes, that every violation's
-// timeline draws the ops and charges its headline names (before, every
-// violation but the first was drawn over the shrunk counterexample).
+// timeline, not only the first's, draws the ops and charges its headline
+// names: each is drawn over its own example, not the shrunk counterexample.
 func TestCLI_ViolationTimelinesShowTheirOwnEvidence(t *testing.T) {
 	needPostgres(t)
 	dir := t.TempDir()

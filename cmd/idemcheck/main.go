@@ -3,7 +3,7 @@
 //
 //	idemcheck certify --target reference
 //	idemcheck run concurrent-duplicates --target ./my-server.yaml
-//	idemcheck replay scenarios/incidents/naive-concurrent-double-charge.yaml --target naive
+//	idemcheck replay scenarios/incidents/concurrent-double-charge.yaml --target naive
 //	idemcheck list
 //	idemcheck demo
 //	idemcheck merge --report-dir report shard-1 shard-2
@@ -12,6 +12,11 @@
 // 1 a check FAILED, 2 bad usage or a bad target/scenario file, 3 the
 // environment could not be set up or a check could not be decided, 4 a
 // replayed incident did not reproduce its expected verdicts.
+//
+// It is the top of the stage order (history lowest; checker on history;
+// target, client, the harness and the runner in scenarios; reports on
+// history and checker; certify on all of those) and may import any
+// package; nothing imports it.
 package main
 
 import (

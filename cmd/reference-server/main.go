@@ -5,6 +5,9 @@
 // flags of the same meaning, flags winning. It prints
 // "reference-server listening on http://ADDR" once it serves, and shuts down
 // gracefully on SIGINT or SIGTERM, letting in-flight requests finish.
+//
+// It imports only reference, reference/zoo and reference/garden: the
+// server under test knows nothing of the harness that judges it.
 package main
 
 import (

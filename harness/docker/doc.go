@@ -1,8 +1,8 @@
 // Package docker runs a certification environment as Docker containers
 // (container mode, `idemcheck certify --docker`): PostgreSQL, the gateway
 // simulator, toxiproxy and the server's replicas on a private network,
-// wired through toxiproxy exactly as process mode (package harness) wires
-// processes. Every image is local: nothing is ever pulled (images/build.sh
+// wired through toxiproxy exactly as process mode (package harness/process)
+// wires processes. Every image is local: nothing is ever pulled (images/build.sh
 // builds them), so it works on an offline CI runner.
 //
 // Start and the environment:
@@ -22,4 +22,7 @@
 // testcontainers reaper, itself an image to pull) is never used.
 //
 // Errors: ErrImageNotFound, ErrNoDocker (both environment errors, exit 3).
+//
+// It imports harness, target and gateway-sim; only cmd/idemcheck imports
+// it.
 package docker

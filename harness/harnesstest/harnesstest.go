@@ -1,8 +1,10 @@
 // Package harnesstest holds test fixtures for packages that drive a
-// harness.Env (harness itself, faults, scenarios): a small system under test
-// built from harness/testdata/testserver, a target for it, and Env start-up
-// with cleanup. Like net/http/httptest it is a test helper package and the
-// only place in the harness tree where *testing.T appears.
+// harness.Env (harness/process, faults, scenarios, certify): a small
+// system under test built from harness/testdata/testserver, a target for
+// it, and Env start-up with cleanup. Like net/http/httptest it is a test
+// helper package and the only place in the harness tree where *testing.T
+// appears. It imports harness, harness/process and target; only tests
+// import it.
 package harnesstest
 
 import (

@@ -27,4 +27,8 @@
 // A replica inherits idemcheck's environment minus the standard variables
 // (harness.StandardVars), then gets harness.ReplicaEnv; its working
 // directory is idemcheck's, unless the target sets start.dir.
+//
+// It imports harness, target, gateway-sim and internal/freeport,
+// internal/leftovers, internal/pgcluster; certify and harness/harnesstest
+// import it.
 package process

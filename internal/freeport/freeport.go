@@ -5,10 +5,13 @@
 // that bites under load: the port comes from the ephemeral range, the same
 // range the kernel draws from for every outgoing connection, so between the
 // close and the child's bind an outgoing connection may take it ("bind:
-// address already in use"; seen in CI). A replica restarted on its fixed
+// address already in use"). A replica restarted on its fixed
 // address runs the same race at every restart. Ports below the ephemeral
 // range are never given to outgoing connections, so Port draws from there
 // and checks each candidate by binding it.
+//
+// It imports no idemcheck package; harness/process and internal/pgcluster
+// use it.
 package freeport
 
 import (

@@ -4,6 +4,9 @@
 // it ends; a run killed with SIGKILL cannot. Each such folder carries a
 // pid file written by Mark, and the next run calls Clean, which removes the
 // folders whose process is gone.
+//
+// It imports no idemcheck package; harness/process, internal/pgcluster and
+// cmd/idemcheck use it.
 package leftovers
 
 import (

@@ -6,6 +6,9 @@
 // PostgreSQL refuses to run as root, and CI runs as root: when the process
 // is root, the cluster is created and run as the `postgres` OS user in a
 // directory that user owns.
+//
+// It imports internal/freeport and internal/leftovers; harness/process and
+// internal/pgtest use it.
 package pgcluster
 
 import (

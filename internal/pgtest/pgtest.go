@@ -1,6 +1,7 @@
 // Package pgtest gives tests a fresh PostgreSQL database: DATABASE_URL when
 // it is set, otherwise a database in one throwaway cluster shared by the
-// whole test binary (started on first use, stopped by Main).
+// whole test binary (started on first use, stopped by Main). It imports
+// only internal/pgcluster; only tests import it.
 package pgtest
 
 import (

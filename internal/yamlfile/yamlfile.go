@@ -1,5 +1,6 @@
 // Package yamlfile decodes the project's YAML files (targets, incidents)
 // strictly and reports every error as file:line: field: what was expected.
+// It imports no idemcheck package; target and scenarios use it.
 package yamlfile
 
 import (

@@ -1,0 +1,11 @@
+// Package target holds what idemcheck knows of a server under test: how
+// to start a replica (Start, Ready, Render with Vars, or Image in container
+// mode), how it speaks the charge protocol (Protocol, Fields, FieldPath)
+// and what it promises (Policy, CrashWindowFits). Load and Parse read a
+// target file strictly (errors name file:line and the field); Validate and
+// Refuse check a target built in code.
+//
+// It imports only history (Policy is history.Policy, kept in every
+// history) and internal/yamlfile. Everything that runs or judges a target
+// imports it: builtin, client, harness, scenarios, certify, cmd/idemcheck.
+package target
