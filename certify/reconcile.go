@@ -26,7 +26,7 @@ const reconcileTimeout = 30 * time.Second
 func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (scenarios.Reconciliation, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reconcileTimeout)
 	defer cancel()
-	rc, err := r.Reconcile(ctx)
+	rc, err := r.Ledger().Reconcile(ctx)
 	if err != nil {
 		return rc, fmt.Errorf("reconcile the ledger: %w", err)
 	}
@@ -64,7 +64,7 @@ func watchLate(ctx context.Context, r *scenarios.Runner, fams []scenarios.Family
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.WatchLate(ctx, func(l scenarios.Late) {
+		r.Ledger().WatchLate(ctx, func(l scenarios.Late) {
 			i := slices.IndexFunc(fams, func(f scenarios.Family) bool { return f.Name == l.History.Family })
 			if i < 0 {
 				return

@@ -29,7 +29,7 @@ func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts
 		// it and judge the example with every charge for its orders.
 		settle(ctx, tg)
 		rctx, cancel := context.WithTimeout(ctx, reconcileTimeout)
-		rc, rerr := runner.Reconcile(rctx)
+		rc, rerr := runner.Ledger().Reconcile(rctx)
 		cancel()
 		if rerr != nil {
 			err = rerr

@@ -61,7 +61,7 @@ func TestReconcile_LateAndUnattributedCharges(t *testing.T) {
 	gatewayCharge(t, env.GatewayURL(), env.GatewayAPIKey(), order)
 	gatewayCharge(t, env.GatewayURL(), env.GatewayAPIKey(), "")
 	gatewayCharge(t, env.GatewayURL(), env.GatewayAPIKey(), "ord_nobody")
-	rc, err := r.Reconcile(ctx)
+	rc, err := r.Ledger().Reconcile(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestReconcile_LateAndUnattributedCharges(t *testing.T) {
 	if rc.Unattributed[0].Order != "" || rc.Unattributed[1].Order != "ord_nobody" {
 		t.Errorf("unattributed %+v", rc.Unattributed)
 	}
-	if again, _ := r.Reconcile(ctx); len(again.Rejudge) != 0 {
+	if again, _ := r.Ledger().Reconcile(ctx); len(again.Rejudge) != 0 {
 		t.Errorf("a late charge is handed back once, got it again: %s", again)
 	}
 }
@@ -102,7 +102,7 @@ func TestWatchLate_ReturnedHistoryNeverChanges(t *testing.T) {
 	lates := make(chan scenarios.Late, 16)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
-	go func() { defer close(watched); r.WatchLate(watchCtx, func(l scenarios.Late) { lates <- l }) }()
+	go func() { defer close(watched); r.Ledger().WatchLate(watchCtx, func(l scenarios.Late) { lates <- l }) }()
 	judging := make(chan struct{})
 	judged := make(chan int)
 	go func() {
@@ -129,7 +129,7 @@ func TestWatchLate_ReturnedHistoryNeverChanges(t *testing.T) {
 			t.Fatalf("late charges delivered: %d of %d", len(last.History.Charges)-1, lateCharges)
 		}
 	}
-	if _, err := r.Reconcile(ctx); err != nil {
+	if _, err := r.Ledger().Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
 	close(judging)

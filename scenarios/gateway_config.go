@@ -18,23 +18,3 @@ import (
 func GatewayConfig(tg *target.Target) gatewaysim.Config {
 	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL()}
 }
-
-// CheckFamilies refuses a target that one of the named families cannot
-// probe meaningfully (Family.Fits), located in the target's file
-// (file:line: field: what to change) and wrapping target.ErrInvalid, so
-// the CLI exits 2 before anything starts. Only the chosen families are
-// asked: a target whose recovery window outlasts its promise can still be
-// certified for everything but crash-window (and mixed leaves crash-window
-// out for it).
-func CheckFamilies(tg *target.Target, families []string) error {
-	for _, name := range families {
-		f, err := FamilyByName(name)
-		if err != nil || f.Fits == nil {
-			continue // unknown names are refused where they are parsed
-		}
-		if err := f.Fits(tg); err != nil {
-			return tg.Refuse(err)
-		}
-	}
-	return nil
-}

@@ -40,15 +40,13 @@ type Runner struct {
 	// when examples run at once; nil for a runner that plays one at a time.
 	Gate *Gate
 
-	feedOnce  sync.Once
-	feed      *Feed
-	mu        sync.Mutex
-	examples  int
-	live      map[*play]bool        // examples in flight (shared.go)
-	shared    map[*sharedFault]bool // environment-wide faults active now
-	owned     map[string]*played    // real order -> the example that sent it
-	before    map[string]bool       // charge ids the gateway held before this Runner began
-	beforeErr error
+	ledgerOnce sync.Once
+	ledger     *Ledger
+	mu         sync.Mutex
+	examples   int
+	live       map[*play]bool        // examples in flight (shared.go)
+	shared     map[*sharedFault]bool // environment-wide faults active now
+
 }
 
 // Run plays sc and returns its history. An error means the scenario could
@@ -74,30 +72,19 @@ func (r *Runner) Run(ctx context.Context, sc Scenario) (*history.History, error)
 	return p.evidence(ctx, err)
 }
 
-// Feed is the Runner's ledger feed, started on first use. It also notes
-// the charges the gateway held before the Runner's first example: an
-// environment reused by several runs (the conformance suite) has charges
-// of earlier runs that this run's reconciliation must not count.
-func (r *Runner) Feed() *Feed {
-	r.feedOnce.Do(func() {
-		r.feed = NewFeed(r.Env.GatewayController())
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultBarrierTimeout)
-		defer cancel()
-		ledger, err := r.Env.GatewayController().Ledger(ctx)
-		r.before = map[string]bool{}
-		for _, c := range ledger {
-			r.before[c.ID] = true
-		}
-		r.beforeErr = err
-	})
-	return r.feed
+// Ledger is the Runner's account of money, started on first use: the
+// gateway's event feed, from which examples read their charges after a
+// barrier, and which example sent each order.
+func (r *Runner) Ledger() *Ledger {
+	r.ledgerOnce.Do(func() { r.ledger = NewLedger(r.Env.GatewayController()) })
+	return r.ledger
 }
 
-// Close stops the ledger feed.
+// Close stops the ledger's feed.
 func (r *Runner) Close() {
-	r.feedOnce.Do(func() {})
-	if r.feed != nil {
-		r.feed.Close()
+	r.ledgerOnce.Do(func() {})
+	if r.ledger != nil {
+		r.ledger.Close()
 	}
 }
 
@@ -151,7 +138,7 @@ type play struct {
 
 func (r *Runner) newPlay(sc Scenario) *play {
 	pol := r.Target.Policy
-	r.Feed()
+	r.Ledger()
 	rec := history.NewRecorder(history.History{
 		Target: r.Target.Name, Family: sc.Family, Seed: sc.Seed, Replicas: r.Env.Replicas(),
 		Tenants: r.Target.Tenants, Policy: pol,

@@ -232,3 +232,14 @@ func (sc Scenario) Faults() int {
 }
 
 var linkRE = regexp.MustCompile(`^(client->replica[0-9]+|replica[0-9]+->(gateway|postgres))$`)
+
+// CrashPayment is one payment of a crash wave: the point that strikes its
+// first request, on which replica, and its retries.
+type CrashPayment struct {
+	Point   string
+	Replica int
+	Tenant  int
+	Amount  int64
+	Early   int // retries during recovery
+	Final   int // replica of the retry after recovery
+}

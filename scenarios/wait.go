@@ -65,7 +65,7 @@ func (p *play) sleepUntil(ctx context.Context, t time.Time) error {
 func (p *play) gatewayEvent(ctx context.Context, w Wait, typ, order string) (gatewaysim.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.bound(w))
 	defer cancel()
-	ev, err := p.r.Feed().WaitOrder(ctx, order, typ)
+	ev, err := p.r.Ledger().Feed().WaitOrder(ctx, order, typ)
 	if err != nil {
 		return ev, fmt.Errorf("no gateway %s event for %s: %w", typ, order, err)
 	}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -66,4 +67,23 @@ func lateRetryTime(tg *target.Target) time.Duration {
 		last = w.lateEnd
 	}
 	return last + tg.Policy.Band()
+}
+
+func genLateRetry(t *rapid.T, tg *target.Target, replicas int) Scenario {
+	var b builder
+	tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
+	amount := drawAmount(t)
+	first := Send{ID: "first", Replica: -1, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "first"}
+	if drawDecline(t) {
+		b.fault(declineFault("o0"))
+		b.send(first)
+		b.heal("decline_o0")
+	} else {
+		b.send(first)
+	}
+	for i, at := range drawProbes(t, tg.Policy) {
+		b.wait(Wait{TTL: at})
+		b.send(Send{ID: fmt.Sprintf("retry%d", i), Client: i + 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: fmt.Sprintf("late-retry@%gxTTL", at)})
+	}
+	return b.scenario("late-retry")
 }

@@ -1,0 +1,117 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// Family is a named generator of scenarios: a property-based test family.
+type Family struct {
+	Name  string
+	Level string // the certification level it exercises (DESIGN.md §5)
+	Doc   string
+	// Gen draws one scenario. Every Draw is labelled, so a shrunk
+	// counterexample reads as the choices that matter.
+	Gen func(t *rapid.T, tg *target.Target, replicas int) Scenario
+	// MinTime is the wall time one example needs at least for a target
+	// (it waits out TTLs or recovery windows); nil means "short".
+	MinTime func(tg *target.Target) time.Duration
+	// Fits, when set, refuses a target whose policy the family cannot
+	// probe meaningfully (a *yamlfile.FieldError naming the field and what
+	// to change; see CheckFamilies). Nil means every valid target fits.
+	Fits func(tg *target.Target) error
+	// Waits says the family's examples spend most of their time waiting
+	// (TTLs): it gets more examples in flight than the others, since a
+	// waiting example costs nothing.
+	Waits bool
+	// Workers caps the family's examples in flight (0: no cap of its own).
+	Workers int
+	// Limit names the policy value that sets how long one example takes,
+	// for the advice given when a family cannot fit its budget.
+	Limit func(tg *target.Target) string
+}
+
+// LimitOf names what limits one example of f against tg.
+func (f Family) LimitOf(tg *target.Target) string {
+	if f.Limit == nil {
+		return "the family's own requests"
+	}
+	return f.Limit(tg)
+}
+
+// ExampleTime is how long one example of f needs at least against tg.
+func (f Family) ExampleTime(tg *target.Target) time.Duration {
+	if f.MinTime == nil {
+		return 0
+	}
+	return f.MinTime(tg)
+}
+
+// Families is the table of property-based families, in level order.
+// "mixed" is appended by init: it draws from all the others.
+var Families = []Family{
+	{Name: "concurrent-duplicates", Level: "L2", Doc: "duplicates in flight together, across replicas, with gateway latency up to and beyond max_wait; some payments declined", Gen: genConcurrent},
+	{Name: "key-reuse", Level: "L3", Doc: "same key with a different body (each field) and with semantically equal bodies, after a charge or a decline", Gen: genKeyReuse},
+	// crash-window plays one wave at a time: a second wave in flight
+	// strikes during the first one's recovery window, which then counts
+	// from the second's heal (scenarios/shared.go) and a server that
+	// never recovers is found a wave later.
+	{Name: "crash-window", Level: "L4", Doc: "a wave of payments struck at every crash point (kills, pauses, gateway faults, link faults), one recovery window, then retries inside the promise", Gen: genCrash,
+		MinTime: func(tg *target.Target) time.Duration { return tg.Policy.RecoveryWindow + waveStrikes }, Fits: (*target.Target).CrashWindowFits,
+		Workers: 1, Limit: func(tg *target.Target) string { return "policy.recovery_window = " + tg.Policy.RecoveryWindow.String() }},
+	{Name: "late-retry", Level: "L5", Doc: "retries inside the TTL and spread across (TTL, retry window], up to just inside its end; some payments declined", Gen: genLateRetry,
+		MinTime: lateRetryTime, Waits: true, Limit: func(tg *target.Target) string {
+			return "policy.ttl = " + tg.Policy.TTL.String() + ", policy.retry_window = " + tg.Policy.RetryWindow.String()
+		}},
+	{Name: "tenants", Level: "L1", Doc: "one key used by two tenants", Gen: genTenants},
+	{Name: "protocol", Level: "L1", Doc: "missing, empty, over-long, quoted and malformed keys; sequential retries", Gen: genProtocol},
+}
+
+// The mixed family draws from the others, so it joins the table last.
+func init() {
+	Families = append(Families, Family{Name: "mixed", Level: "L5", Doc: "all families at once: the nightly soak", Gen: genMixed})
+}
+
+// FamilyByName finds a family.
+func FamilyByName(name string) (Family, error) {
+	for _, f := range Families {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Family{}, fmt.Errorf("unknown family %q: expected one of %s", name, strings.Join(FamilyNames(), ", "))
+}
+
+// FamilyNames lists the families' names in table order.
+func FamilyNames() []string {
+	var names []string
+	for _, f := range Families {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// CheckFamilies refuses a target that one of the named families cannot
+// probe meaningfully (Family.Fits), located in the target's file
+// (file:line: field: what to change) and wrapping target.ErrInvalid, so
+// the CLI exits 2 before anything starts. Only the chosen families are
+// asked: a target whose recovery window outlasts its promise can still be
+// certified for everything but crash-window (and mixed leaves crash-window
+// out for it).
+func CheckFamilies(tg *target.Target, families []string) error {
+	for _, name := range families {
+		f, err := FamilyByName(name)
+		if err != nil || f.Fits == nil {
+			continue // unknown names are refused where they are parsed
+		}
+		if err := f.Fits(tg); err != nil {
+			return tg.Refuse(err)
+		}
+	}
+	return nil
+}
