@@ -60,7 +60,7 @@ type Member struct {
 // families at once a wave pushes some final retries past the promise, and
 // their convergence goes undecided). max_wait is short enough that
 // concurrent-duplicates' longest gateway latency
-// (scenarios.MaxGatewayLatency, 1.5 s) stays under the built-ins'
+// (families.MaxGatewayLatency, 1.5 s) stays under the built-ins'
 // gateway timeout. The recovery window is what the built-ins keep with
 // testFlags: a dead owner's key is free a lease (1.5s) after its last
 // renewal, before the kill, and a retry or the sweeper (every 250ms)

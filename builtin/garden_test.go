@@ -10,9 +10,9 @@ import (
 
 	"github.com/idemcheck/idemcheck/builtin"
 	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/reference/garden"
 	"github.com/idemcheck/idemcheck/reference/zoo"
-	"github.com/idemcheck/idemcheck/scenarios"
 )
 
 // TestGarden_NeverFails certifies every garden member over the family
@@ -39,7 +39,7 @@ func certifyGarden(t *testing.T, m builtin.Member, dir string, seed uint64) (ver
 	if err != nil {
 		t.Fatal(err)
 	}
-	fam, err := scenarios.FamilyByName(m.Family)
+	fam, err := families.FamilyByName(m.Family)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestMembers_Table(t *testing.T) {
 		if m.Kind == "reference" {
 			continue
 		}
-		if _, err := scenarios.FamilyByName(m.Family); err != nil {
+		if _, err := families.FamilyByName(m.Family); err != nil {
 			t.Errorf("%s: %v", m.Name, err)
 		}
 		if m.Kind == "broken" && (len(m.Expect) == 0 || m.Verdict == "") {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/idemcheck/idemcheck/builtin"
 	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/reports"
-	"github.com/idemcheck/idemcheck/scenarios"
 )
 
 // Budgets of the self-validation: a zoo member must fail
@@ -141,7 +141,7 @@ func certifyMember(t *testing.T, m builtin.Member, dir string, seed uint64, row 
 	}
 	first := time.Duration(-1)
 	budget := memberBudget
-	if fam, err := scenarios.FamilyByName(m.Family); err == nil {
+	if fam, err := families.FamilyByName(m.Family); err == nil {
 		// A crash wave waits out the recovery window, a late-retry
 		// example the retry window: the first examples in flight at once
 		// must fit, with room for the set-up.

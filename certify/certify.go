@@ -20,11 +20,15 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/process"
 	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/ledger"
 	"github.com/idemcheck/idemcheck/reports"
+	"github.com/idemcheck/idemcheck/runner"
 	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/search"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -69,12 +73,13 @@ type Progress struct {
 	Done       bool
 }
 
-// DefaultFamilies are certified when none are named: mixed is the nightly
-// soak of the same generators, so it adds time, not coverage.
+// DefaultFamilies are certified when none are named: a composite family
+// (mixed, the nightly soak of the same generators) adds time, not
+// coverage.
 func DefaultFamilies() []string {
 	var names []string
-	for _, f := range scenarios.Families {
-		if f.Name != "mixed" {
+	for _, f := range families.Families {
+		if !f.Composite {
 			names = append(names, f.Name)
 		}
 	}
@@ -113,7 +118,7 @@ func (o *Options) defaults() {
 // interruption (ctx cancelled): Complete says whether the run finished.
 func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Report, err error) {
 	opts.defaults()
-	fams, err := families(opts.Families)
+	fams, err := resolveFamilies(opts.Families)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +130,7 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 		return rep, err
 	}
 	defer closeEnv()
-	runner := &scenarios.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), Gate: scenarios.NewGate()}
+	runner := &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.DoubleCharged, Gate: runner.NewGate()}
 	defer runner.Close()
 	// The families run at the same time, each until the budget is spent:
 	// a family that waits (TTLs, recovery windows) is not starved by a
@@ -164,10 +169,10 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 	return rep, nil
 }
 
-func families(names []string) ([]scenarios.Family, error) {
-	var fams []scenarios.Family
+func resolveFamilies(names []string) ([]families.Family, error) {
+	var fams []families.Family
 	for _, n := range names {
-		f, err := scenarios.FamilyByName(n)
+		f, err := families.FamilyByName(n)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +190,7 @@ func environment(ctx context.Context, tg *target.Target, opts Options) (harness.
 		launch = process.Launch
 	}
 	env, err := launch(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas, WorkDir: opts.LogDir,
-		Gateway: scenarios.GatewayConfig(tg)})
+		Gateway: GatewayConfig(tg)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
 	}
@@ -236,7 +241,7 @@ func finish(rep *reports.Report, start time.Time, ctx context.Context, err error
 // failing examples whose violations the report shows.
 type familyRun struct {
 	reports.FamilyResult
-	fail *scenarios.Example
+	fail *search.Example
 	agg  *aggregate
 	res  *checker.Result // fixed result (a family that could not run)
 }
@@ -261,13 +266,13 @@ const DefaultParallel = 4
 
 const waitersPerWorker = 8
 
-func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, index int, agg *aggregate, setup time.Duration, deadline time.Time, opts Options) *familyRun {
+func runFamily(ctx context.Context, r *runner.Runner, fam families.Family, index int, agg *aggregate, setup time.Duration, deadline time.Time, opts Options) *familyRun {
 	if need := fam.ExampleTime(r.Target); time.Now().Add(need).After(deadline) {
 		return tooLong(fam, r.Target, need, setup, opts.Budget)
 	}
 	start := agg.start
 	budget := deadline.Sub(start)
-	prop := &scenarios.Property{Runner: r, Family: fam, Replicas: r.Env.Replicas(), Ctx: ctx, OnExample: func(ex scenarios.Example) {
+	prop := &search.Property{Runner: r, Family: fam, Replicas: r.Env.Replicas(), Ctx: ctx, OnExample: func(ex search.Example) {
 		n, v := agg.add(ex)
 		if opts.Progress != nil {
 			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget})
@@ -285,7 +290,7 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 	if fam.Workers > 0 {
 		workers = min(workers, fam.Workers)
 	}
-	seeds, failSeed, confirmed, err := scenarios.Explore(ctx, prop, seed, uint64(opts.ShardCount), workers, deadline, shrink)
+	seeds, failSeed, confirmed, err := search.Explore(ctx, prop, seed, uint64(opts.ShardCount), workers, deadline, shrink)
 	res := agg.result()
 	fr := &familyRun{agg: agg, FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level, Verdict: string(res.Verdict),
 		Scenarios: agg.count(), Seeds: seeds, FailSeed: failSeed, Duration: reports.Duration(time.Since(start)),
@@ -316,9 +321,9 @@ func runFamily(ctx context.Context, r *scenarios.Runner, fam scenarios.Family, i
 }
 
 // playSolo re-plays a failing crash wave with only the payments that
-// failed (scenarios.Solo) and returns that smaller example if it fails
+// failed (families.Solo) and returns that smaller example if it fails
 // too; a wave whose failure needs its other payments stays as it is.
-func playSolo(prop *scenarios.Property, ex *scenarios.Example) *scenarios.Example {
+func playSolo(prop *search.Property, ex *search.Example) *search.Example {
 	var orders []string
 	for _, c := range ex.Result.Checks {
 		if c.Verdict != checker.Failed {
@@ -330,18 +335,18 @@ func playSolo(prop *scenarios.Property, ex *scenarios.Example) *scenarios.Exampl
 			}
 		}
 	}
-	sc, ok := scenarios.Solo(ex.Scenario, orders)
+	sc, ok := families.Solo(ex.Scenario, orders)
 	if !ok || len(sc.Wave) == len(ex.Scenario.Wave) {
 		return nil
 	}
-	solo, played := prop.Play(sc)
+	solo, played := prop.Judge(sc)
 	if !played || !solo.Failed() {
 		return nil
 	}
 	return &solo
 }
 
-func (fr *familyRun) setFailure(ex *scenarios.Example) {
+func (fr *familyRun) setFailure(ex *search.Example) {
 	fr.fail = ex
 	fr.ShrunkRequests, fr.ShrunkFaults = ex.Scenario.Requests(), ex.Scenario.Faults()
 	fr.Steps = fr.Steps[:0]
@@ -354,7 +359,7 @@ func (fr *familyRun) setFailure(ex *scenarios.Example) {
 // in the budget: UNKNOWN, naming the policy value that limits and the
 // budget that would fit (set-up as measured, the example, and a margin),
 // never a PASS.
-func tooLong(fam scenarios.Family, tg *target.Target, need, setup, budget time.Duration) *familyRun {
+func tooLong(fam families.Family, tg *target.Target, need, setup, budget time.Duration) *familyRun {
 	fit := (setup + need + fitMargin).Round(time.Second) + time.Second
 	note := fmt.Sprintf("not run: one %s example needs %s (%s) but the budget of %s leaves %s after set-up (%s); --budget %s fits",
 		fam.Name, need.Round(10*time.Millisecond), fam.LimitOf(tg), budget, (budget - setup).Round(10*time.Millisecond), setup.Round(10*time.Millisecond), fit)
@@ -381,9 +386,9 @@ type aggregate struct {
 	// every violation over its own ops and charges.
 	evidence []reports.Violation
 	shown    map[string]int
-	firstErr error              // the first example that could not be played to its end
-	late     *scenarios.Example // the first failing example judged again (addLate)
-	end      bool               // the family's last progress was sent
+	firstErr error           // the first example that could not be played to its end
+	late     *search.Example // the first failing example judged again (addLate)
+	end      bool            // the family's last progress was sent
 }
 
 // progress calls fn with the examples and violations so far, unless the
@@ -400,10 +405,10 @@ func (a *aggregate) progress(done bool, fn func(examples, violations int)) {
 }
 
 // addLate judges again an example the gateway charged for after it was
-// judged (scenarios.Late) and adds it; a failing one is kept as the
+// judged (ledger.Late) and adds it; a failing one is kept as the
 // family's late failure.
-func (a *aggregate) addLate(l scenarios.Late) {
-	ex := scenarios.Example{Scenario: l.Scenario, History: l.History, Result: checker.Check(l.History)}
+func (a *aggregate) addLate(l ledger.Late) {
+	ex := search.Example{Scenario: l.Scenario, History: l.History, Result: checker.Check(l.History)}
 	a.add(ex)
 	if ex.Failed() {
 		a.mu.Lock()
@@ -415,7 +420,7 @@ func (a *aggregate) addLate(l scenarios.Late) {
 }
 
 // lateFailure is the first failing example addLate got, or nil.
-func (a *aggregate) lateFailure() *scenarios.Example {
+func (a *aggregate) lateFailure() *search.Example {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.late
@@ -425,7 +430,7 @@ func (a *aggregate) lateFailure() *scenarios.Example {
 // the shrunk counterexample's.
 const maxEvidence = 3
 
-func (a *aggregate) add(ex scenarios.Example) (examples, violations int) {
+func (a *aggregate) add(ex search.Example) (examples, violations int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.results = append(a.results, ex.Result)
@@ -444,7 +449,7 @@ func (a *aggregate) add(ex scenarios.Example) (examples, violations int) {
 
 // keep records ex's violations of each check not yet shown maxEvidence
 // times, tagged with ex's source as checker.Merge tags them.
-func (a *aggregate) keep(ex scenarios.Example) {
+func (a *aggregate) keep(ex search.Example) {
 	if a.shown == nil {
 		a.shown = map[string]int{}
 	}
@@ -569,7 +574,7 @@ func writeIncident(dir string, rep *reports.Report, fr *familyRun) error {
 
 // Incident turns a failing example into an incident scenario whose
 // expectations are the verdicts it produced (FAILED and NON-STRICT).
-func Incident(ex *scenarios.Example, name string) scenarios.Scenario {
+func Incident(ex *search.Example, name string) scenarios.Scenario {
 	sc := ex.Scenario
 	sc.Name = name
 	sc.Description = "shrunk counterexample found by idemcheck"

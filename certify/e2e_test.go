@@ -13,6 +13,7 @@ import (
 	"github.com/idemcheck/idemcheck/certify"
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/search"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -122,7 +123,7 @@ func TestE2E_ReferencePassesNaiveDoubleCharges(t *testing.T) {
 	}
 }
 
-func succeeded(ex *scenarios.Example, sym string) int {
+func succeeded(ex *search.Example, sym string) int {
 	n := 0
 	for _, c := range ex.History.Charges {
 		if strings.HasSuffix(c.Order, "_"+sym) && c.Succeeded() {

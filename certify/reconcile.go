@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/ledger"
 	"github.com/idemcheck/idemcheck/reports"
-	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/runner"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -23,7 +25,7 @@ const reconcileTimeout = 30 * time.Second
 // The new judgement joins the example's family; a failing one becomes the
 // family's counterexample if it had none (it cannot be shrunk: nothing
 // the client sent made that charge).
-func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (scenarios.Reconciliation, error) {
+func reconcile(ctx context.Context, r *runner.Runner, runs []*familyRun) (ledger.Reconciliation, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reconcileTimeout)
 	defer cancel()
 	rc, err := r.Ledger().Reconcile(ctx)
@@ -55,17 +57,17 @@ func reconcile(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (sce
 }
 
 // watchLate judges again, while the families run, every example the
-// gateway charges for after it was judged (scenarios.Runner.WatchLate):
+// gateway charges for after it was judged (runner.Runner.WatchLate):
 // a late double charge is a failure when it happens, counted in its
 // family's progress and first-failure time, not only at the run's end.
 // stop ends the watch.
-func watchLate(ctx context.Context, r *scenarios.Runner, fams []scenarios.Family, aggs []*aggregate, deadline time.Time, opts Options) (stop func()) {
+func watchLate(ctx context.Context, r *runner.Runner, fams []families.Family, aggs []*aggregate, deadline time.Time, opts Options) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.Ledger().WatchLate(ctx, func(l scenarios.Late) {
-			i := slices.IndexFunc(fams, func(f scenarios.Family) bool { return f.Name == l.History.Family })
+		r.Ledger().WatchLate(ctx, func(l ledger.Late) {
+			i := slices.IndexFunc(fams, func(f families.Family) bool { return f.Name == l.History.Family })
 			if i < 0 {
 				return
 			}
@@ -95,7 +97,7 @@ func familyOf(runs []*familyRun, name string) *familyRun {
 // charge must belong to an order some example sent. Money the
 // harness cannot attribute (no metadata[order_id], an order nobody sent)
 // is FAILED with the charge named.
-func account(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (checker.Result, error) {
+func account(ctx context.Context, r *runner.Runner, runs []*familyRun) (checker.Result, error) {
 	rc, err := reconcile(ctx, r, runs)
 	if err != nil {
 		return checker.Result{}, err
@@ -105,7 +107,7 @@ func account(ctx context.Context, r *scenarios.Runner, runs []*familyRun) (check
 
 // accounting judges the unattributed money of a reconciliation with the
 // checker's A1 rule.
-func accounting(rc scenarios.Reconciliation) checker.Result {
+func accounting(rc ledger.Reconciliation) checker.Result {
 	c := checker.Accounting(&history.History{Family: "run", Charges: rc.Unattributed, Complete: true})
 	c.Exercised = c.Exercised || rc.Checked > 0
 	c.Note = fmt.Sprintf("held %d ledger entries against every example's orders; %s", rc.Checked, c.Note)

@@ -8,10 +8,13 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/harnesstest"
 	"github.com/idemcheck/idemcheck/reports"
+	"github.com/idemcheck/idemcheck/runner"
 	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/search"
 )
 
 // TestReconcile_LateFailureIsTheFamilysFirstFailure: a family whose only
@@ -39,7 +42,7 @@ func TestReconcile_LateFailureIsTheFamilysFirstFailure(t *testing.T) {
 func TestWatchLate_FailsWhenTheChargeHappens(t *testing.T) {
 	ctx, r, fr := chargedBehindItsBack(t)
 	seen := make(chan Progress, 1)
-	stop := watchLate(ctx, r, []scenarios.Family{{Name: "key-reuse"}}, []*aggregate{fr.agg}, time.Now().Add(time.Minute),
+	stop := watchLate(ctx, r, []families.Family{{Name: "key-reuse"}}, []*aggregate{fr.agg}, time.Now().Add(time.Minute),
 		Options{Progress: func(p Progress) {
 			if p.Violations > 0 {
 				select {
@@ -70,11 +73,11 @@ func TestWatchLate_FailsWhenTheChargeHappens(t *testing.T) {
 // chargedBehindItsBack plays one key-reuse example (one charge), judges
 // it into a family, and then charges its order again on another key, as
 // a sweeper or an outbox would after the example was judged.
-func chargedBehindItsBack(t *testing.T) (context.Context, *scenarios.Runner, *familyRun) {
+func chargedBehindItsBack(t *testing.T) (context.Context, *runner.Runner, *familyRun) {
 	t.Helper()
 	tg := harnesstest.Target(t, false, nil)
 	env, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
-	r := &scenarios.Runner{Env: env, Target: tg, RunID: "late"}
+	r := &runner.Runner{Env: env, Target: tg, RunID: "late"}
 	t.Cleanup(r.Close)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	t.Cleanup(cancel)
@@ -84,7 +87,7 @@ func chargedBehindItsBack(t *testing.T) (context.Context, *scenarios.Runner, *fa
 		t.Fatalf("run: %v, charges %+v", err, h.Charges)
 	}
 	fr := &familyRun{agg: &aggregate{start: time.Now()}, FamilyResult: reports.FamilyResult{Name: "key-reuse"}}
-	if fr.agg.add(scenarios.Example{Scenario: sc, History: h, Result: checker.Check(h)}); fr.agg.failures() != 0 {
+	if fr.agg.add(search.Example{Scenario: sc, History: h, Result: checker.Check(h)}); fr.agg.failures() != 0 {
 		t.Fatalf("the example failed before the late charge: %+v", fr.agg.result())
 	}
 

@@ -6,20 +6,22 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/runner"
 	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/search"
 	"github.com/idemcheck/idemcheck/target"
 )
 
 // Replay plays one incident scenario exactly once against tg and judges
 // it. The scenario is data: the same file replays the same timeline.
-func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts Options) (*scenarios.Example, error) {
+func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts Options) (*search.Example, error) {
 	opts.defaults()
 	env, closeEnv, err := environment(ctx, tg, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer closeEnv()
-	runner := &scenarios.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID()}
+	runner := &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.DoubleCharged}
 	defer runner.Close()
 	start := time.Now()
 	h, err := runner.Run(ctx, *sc)
@@ -38,12 +40,12 @@ func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts
 			h = late.History
 		}
 	}
-	return &scenarios.Example{Scenario: *sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}, nil
+	return &search.Example{Scenario: *sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}, nil
 }
 
 // Mismatches compares an example's verdicts with the scenario's Expect
 // and lists every expectation that did not hold.
-func Mismatches(ex *scenarios.Example) []string {
+func Mismatches(ex *search.Example) []string {
 	var out []string
 	for _, e := range ex.Scenario.Expect {
 		c, ok := ex.Result.Find(e.Check)

@@ -119,7 +119,7 @@ func (s *Send) validate(at string, index int, sends map[string]bool) error {
 		return bad(at+".id", "send id %q is used twice", s.ID)
 	}
 	sends[s.ID] = true
-	s.defaults()
+	s.Defaults()
 	switch {
 	case s.Key == "" && s.KeyForm != "missing" && s.KeyForm != "empty":
 		return bad(at+".key", "expected a symbolic key such as k1")
@@ -135,9 +135,10 @@ func (s *Send) validate(at string, index int, sends map[string]bool) error {
 	return nil
 }
 
-// defaults fills what a send may leave out; the runner applies it too,
-// since generated scenarios are not validated.
-func (s *Send) defaults() {
+// Defaults fills what a send step may leave out: the amount (1250) and
+// the currency ("usd"). Validate applies it to a loaded file, and the
+// runner to every send, since generated scenarios are not validated.
+func (s *Send) Defaults() {
 	if s.Amount == 0 {
 		s.Amount = 1250
 	}

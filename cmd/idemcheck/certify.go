@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/reports"
-	"github.com/idemcheck/idemcheck/scenarios"
 )
 
 // certifyFlags are the flags of certify and run.
@@ -96,9 +96,9 @@ func runFamily(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
-		return usageErr("run: expected a family name first, one of %s", strings.Join(scenarios.FamilyNames(), ", "))
+		return usageErr("run: expected a family name first, one of %s", strings.Join(families.FamilyNames(), ", "))
 	}
-	if _, err := scenarios.FamilyByName(args[0]); err != nil {
+	if _, err := families.FamilyByName(args[0]); err != nil {
 		return usageErr("run: %v", err)
 	}
 	if err := parseFlags(fs, args[1:]); err != nil {
@@ -113,7 +113,7 @@ func selectFamilies(list, level string) ([]string, error) {
 	if list != "" {
 		for _, n := range strings.Split(list, ",") {
 			n = strings.TrimSpace(n)
-			if _, err := scenarios.FamilyByName(n); err != nil {
+			if _, err := families.FamilyByName(n); err != nil {
 				return nil, usageErr("--families: %v", err)
 			}
 			names = append(names, n)
@@ -130,7 +130,7 @@ func selectFamilies(list, level string) ([]string, error) {
 	}
 	var kept []string
 	for _, n := range names {
-		fam, _ := scenarios.FamilyByName(n)
+		fam, _ := families.FamilyByName(n)
 		if fam.Level <= level {
 			kept = append(kept, n)
 		}
@@ -163,7 +163,7 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, s
 	if err != nil {
 		return err
 	}
-	if err := scenarios.CheckFamilies(tg, fams); err != nil {
+	if err := families.CheckFamilies(tg, fams); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	dir, finish, err := reportDir(f.reportDir, filepath.Join("idemcheck-report", tg.Name))

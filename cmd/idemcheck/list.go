@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/builtin"
+	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -68,7 +69,7 @@ func buildListing() (listing, error) {
 		}
 		l.Targets = append(l.Targets, listTarget{Name: m.Name, Kind: m.Kind, Bug: m.Bug, Expect: expect, Verdict: m.Verdict, Family: m.Family})
 	}
-	for _, f := range scenarios.Families {
+	for _, f := range families.Families {
 		l.Families = append(l.Families, listFamily{Name: f.Name, Level: f.Level, Doc: f.Doc})
 	}
 	incs, err := scenarios.Incidents()

@@ -14,6 +14,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/search"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -146,7 +147,7 @@ func TestCLI_MergeShards(t *testing.T) {
 func TestReplayExit_UnknownIsNeverZero(t *testing.T) {
 	for v, want := range map[checker.Verdict]int{checker.Pass: exitPass, checker.NonStrict: exitPass, checker.Unknown: exitEnv, checker.Failed: exitFail} {
 		sc := &scenarios.Scenario{Name: "x", Target: "elsewhere"}
-		err := replayExit("t", sc, &scenarios.Example{Scenario: *sc, Result: checker.Result{Verdict: v}})
+		err := replayExit("t", sc, &search.Example{Scenario: *sc, Result: checker.Result{Verdict: v}})
 		got := exitPass
 		var ee *exitError
 		if errors.As(err, &ee) {

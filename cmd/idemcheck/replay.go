@@ -12,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/search"
 )
 
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -70,7 +71,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // pass. Otherwise, and when it reproduced, the verdict decides as for
 // certify: 1 when a check FAILED, 3 when it could not be decided
 // (an incomplete history, a question left open), never 0.
-func replayExit(target string, sc *scenarios.Scenario, ex *scenarios.Example) error {
+func replayExit(target string, sc *scenarios.Scenario, ex *search.Example) error {
 	r := ex.Result
 	if target == sc.Target && len(certify.Mismatches(ex)) > 0 {
 		return &exitError{code: exitNotReproduced, err: fmt.Errorf("%s: not reproduced against %s (expected verdicts listed above)", sc.Name, target)}
@@ -84,7 +85,7 @@ func replayExit(target string, sc *scenarios.Scenario, ex *scenarios.Example) er
 	return nil
 }
 
-func printReplay(w io.Writer, target string, sc *scenarios.Scenario, ex *scenarios.Example) {
+func printReplay(w io.Writer, target string, sc *scenarios.Scenario, ex *search.Example) {
 	fmt.Fprintf(w, "replayed %s against %s: %s (level %s), %d requests, %d charges, %s\n", sc.Name, target, ex.Result.Verdict, ex.Result.Level, len(ex.History.Ops), len(ex.History.Charges), ex.Took.Round(1e6))
 	if ex.Err != nil {
 		fmt.Fprintf(w, "  could not play to the end: %v\n", ex.Err)

@@ -18,7 +18,7 @@ import (
 	"github.com/idemcheck/idemcheck/harness/process"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/internal/pgtest"
-	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/ledger"
 )
 
 func TestMain(m *testing.M) {
@@ -92,7 +92,7 @@ func TestEnv_LedgerFeedCatchesUpAtTheBarrier(t *testing.T) {
 	if status != 201 {
 		t.Fatalf("charge: %d %s", status, body)
 	}
-	feed := scenarios.NewFeed(env.GatewayController())
+	feed := ledger.NewFeed(env.GatewayController())
 	defer feed.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -102,7 +102,7 @@ func TestEnv_LedgerFeedCatchesUpAtTheBarrier(t *testing.T) {
 	rec := history.NewRecorder(history.History{})
 	var charges []history.Charge
 	for _, ev := range feed.Order("ord_feed") {
-		if c, ok := scenarios.ChargeOf(ev, rec); ok {
+		if c, ok := ledger.ChargeOf(ev, rec); ok {
 			charges = append(charges, c)
 		}
 	}

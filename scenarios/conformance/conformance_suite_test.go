@@ -14,9 +14,9 @@ import (
 
 	"github.com/idemcheck/idemcheck/builtin"
 	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/process"
-	"github.com/idemcheck/idemcheck/scenarios"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -88,7 +88,7 @@ func buildServer() string {
 // One container per family, labelled with the family and its level, so
 // `-ginkgo.label-filter` selects a level or a family.
 var _ = func() bool {
-	for _, fam := range scenarios.Families {
+	for _, fam := range families.Families {
 		if fam.Name == "mixed" {
 			continue
 		}

@@ -1,0 +1,293 @@
+package families_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemcheck/idemcheck/families"
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// testTarget is a built-in-like target in test mode: a 1s TTL promising
+// a 30× retry window, the case of issue 11 item 3.
+func testTarget(t *testing.T, pol target.Policy) *target.Target {
+	t.Helper()
+	tg := &target.Target{Name: "t", Start: target.Start{Command: "./srv"}, Policy: pol}
+	if err := tg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+var wideWindow = target.Policy{TTL: time.Second, RetryWindow: 30 * time.Second, RecoveryWindow: 2 * time.Second, MaxWait: 2 * time.Second}
+
+// draw plays fam's generator under rapid and hands every scenario to see.
+func draw(t *testing.T, name string, tg *target.Target, see func(scenarios.Scenario)) {
+	t.Helper()
+	fam, err := families.FamilyByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rapid.Check(t, func(rt *rapid.T) { see(fam.Gen(rt, tg, 2)) })
+}
+
+// retryTimes are the late-retry waits of a scenario, as durations.
+func retryTimes(sc scenarios.Scenario, ttl time.Duration) []time.Duration {
+	var at []time.Duration
+	for _, s := range sc.Steps {
+		if s.Wait != nil && s.Wait.TTL > 0 {
+			at = append(at, time.Duration(s.Wait.TTL*float64(ttl)))
+		}
+	}
+	return at
+}
+
+// Issue 11 item 3: a server keeping keys for 3× its TTL while promising
+// 30× certified L5 because probes stopped at 2.5× the TTL.
+func TestLateRetry_ProbesSpreadAcrossRetryWindow(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	pol := tg.Policy
+	band := pol.Band()
+	var latest time.Duration
+	pastThreeTTL, between := 0, 0
+	draw(t, "late-retry", tg, func(sc scenarios.Scenario) {
+		at := retryTimes(sc, pol.TTL)
+		for i, d := range at {
+			if i > 0 && d < at[i-1] {
+				t.Fatalf("probes out of order: %v", at)
+			}
+			for _, edge := range []time.Duration{pol.TTL, pol.RetryWindow} {
+				if d > edge-band && d < edge+band {
+					t.Fatalf("probe at %s inside the UNKNOWN band %s±%s: %v", d, edge, band, at)
+				}
+			}
+			if d > pol.RetryWindow {
+				t.Fatalf("probe at %s past the promised window %s", d, pol.RetryWindow)
+			}
+			if d > 3*pol.TTL {
+				pastThreeTTL++
+			}
+			if d > 3*pol.TTL && d < pol.RetryWindow-2*band {
+				between++
+			}
+			latest = max(latest, d)
+		}
+	})
+	if latest < pol.RetryWindow-2*band {
+		t.Errorf("latest probe %s: the end of the %s window is never probed", latest, pol.RetryWindow)
+	}
+	if pastThreeTTL == 0 || between == 0 {
+		t.Errorf("probes past 3×TTL: %d, strictly inside (3×TTL, window end): %d; want both", pastThreeTTL, between)
+	}
+	fam, _ := families.FamilyByName("late-retry")
+	if got := fam.ExampleTime(tg); got < latest {
+		t.Errorf("late-retry declares %s per example, but probes wait up to %s", got, latest)
+	}
+}
+
+// A target promising no more than its TTL gets only an early probe, clear
+// of the band.
+func TestLateRetry_NoLateProbeWithoutWindow(t *testing.T) {
+	tg := testTarget(t, target.Policy{TTL: 2 * time.Second})
+	draw(t, "late-retry", tg, func(sc scenarios.Scenario) {
+		for _, d := range retryTimes(sc, tg.Policy.TTL) {
+			if d > tg.Policy.TTL-tg.Policy.Band() {
+				t.Fatalf("probe at %s with a window equal to the TTL %s", d, tg.Policy.TTL)
+			}
+		}
+	})
+}
+
+// Issue 11 item 7: a payment's requests use one key form.
+func TestProtocol_OnePaymentOneKeyForm(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	quoted := 0
+	draw(t, "protocol", tg, func(sc scenarios.Scenario) {
+		forms := map[string]string{}
+		for _, s := range sc.Steps {
+			if s.Send == nil {
+				continue
+			}
+			if f, seen := forms[s.Send.Key]; seen && f != s.Send.KeyForm {
+				t.Fatalf("key %s sent as %q and %q: %v", s.Send.Key, f, s.Send.KeyForm, sc.Steps)
+			}
+			forms[s.Send.Key] = s.Send.KeyForm
+			if s.Send.KeyForm == "quoted" && s.Send.Purpose == "sequential-retry" {
+				quoted++
+			}
+		}
+	})
+	if quoted == 0 {
+		t.Error("the quoted form is never retried on its own key")
+	}
+}
+
+// Issue 11 item 15: latencies across the whole range up to and beyond
+// max_wait.
+func TestConcurrent_LatencyBeyondMaxWait(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	short, long := 0, 0
+	draw(t, "concurrent-duplicates", tg, func(sc scenarios.Scenario) {
+		for _, s := range sc.Steps {
+			if s.Fault == nil || s.Fault.Kind != "gateway:slow" {
+				continue
+			}
+			d, err := time.ParseDuration(s.Fault.Params["latency"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d > families.MaxGatewayLatency(tg) {
+				t.Fatalf("latency %s beyond the documented maximum %s", d, families.MaxGatewayLatency(tg))
+			}
+			if d < tg.Policy.MaxWait/2 {
+				short++
+			}
+			if d > tg.Policy.MaxWait {
+				long++
+			}
+		}
+	})
+	if short == 0 || long == 0 {
+		t.Errorf("latencies below max_wait/2: %d, beyond max_wait: %d; want both", short, long)
+	}
+}
+
+// Issue 11 item 6: generators draw declines: a first answer that is a
+// decline, retries after it, concurrent duplicates of a declined payment
+// and a mutated body after a decline.
+func TestFamilies_DrawDeclines(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	cases := map[string]func(sc scenarios.Scenario, declined map[string]bool) bool{
+		"concurrent-duplicates": func(sc scenarios.Scenario, declined map[string]bool) bool {
+			n, after := 0, false
+			for _, s := range sc.Steps {
+				if s.Send != nil && s.Send.Async && declined[s.Send.Order] {
+					n++
+				}
+				after = after || s.Send != nil && s.Send.Purpose == "retry-after-completion" && declined[s.Send.Order]
+			}
+			return n >= 2 && after
+		},
+		"key-reuse": func(sc scenarios.Scenario, declined map[string]bool) bool {
+			for _, s := range sc.Steps {
+				if s.Send != nil && declined["o0"] && strings.HasPrefix(s.Send.Purpose, "different:") {
+					return true
+				}
+			}
+			return false
+		},
+		"late-retry": func(sc scenarios.Scenario, declined map[string]bool) bool {
+			return declined["o0"] && sc.Requests() >= 2
+		},
+	}
+	// The decline is healed once the first answer is in: a retry that the
+	// server does not answer from its stored decline is charged.
+	healedBeforeRetry := func(sc scenarios.Scenario) bool {
+		healed := false
+		for _, s := range sc.Steps {
+			healed = healed || s.Heal == "decline_o0"
+			if s.Send != nil && s.Send.ID != "first" && s.Send.Order == "o0" {
+				return healed
+			}
+		}
+		return true
+	}
+	for name, shows := range cases {
+		t.Run(name, func(t *testing.T) {
+			hits := 0
+			draw(t, name, tg, func(sc scenarios.Scenario) {
+				declined := map[string]bool{}
+				healed := map[string]bool{}
+				for _, s := range sc.Steps {
+					switch {
+					case s.Fault != nil && s.Fault.Kind == "gateway:decline":
+						if s.Fault.Order == "" {
+							t.Fatalf("a decline fault without an order declines other examples' payments: %v", s)
+						}
+						declined[s.Fault.Order] = true
+					case s.Send != nil && s.Send.Async && healed[s.Send.Order]:
+						t.Fatalf("duplicate %s sent after its payment's decline was healed: it is no longer the first answer", s.Send.ID)
+					case s.Heal != "" && strings.HasPrefix(s.Heal, "decline_"):
+						healed[strings.TrimPrefix(s.Heal, "decline_")] = true
+					}
+				}
+				for o := range declined {
+					if !healed[o] {
+						t.Fatalf("decline of %s never healed", o)
+					}
+				}
+				if name != "concurrent-duplicates" && declined["o0"] && !healedBeforeRetry(sc) {
+					t.Fatalf("decline still armed when the first retry is sent: %v", sc.Steps)
+				}
+				if shows(sc, declined) {
+					hits++
+				}
+			})
+			if hits == 0 {
+				t.Errorf("%s never draws the decline case", name)
+			}
+		})
+	}
+}
+
+// Issue 11 item 4: a crash-window retry must land inside the promise; a
+// target whose recovery window cannot fit is refused for that family,
+// with file:line and what to change, and only for it.
+func TestCrashWindow_RefusedWhenRecoveryOutlastsPromise(t *testing.T) {
+	tg, err := target.Parse("short.yaml", []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 2s\n  recovery_window: 30s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = families.CheckFamilies(tg, []string{"concurrent-duplicates", "crash-window"})
+	if err == nil || !errors.Is(err, target.ErrInvalid) {
+		t.Fatalf("err = %v, want a refusal wrapping target.ErrInvalid", err)
+	}
+	for _, want := range []string{"short.yaml:5: policy.recovery_window:", "retry_window to at least"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %q, want it to contain %q", err, want)
+		}
+	}
+	if err := families.CheckFamilies(tg, []string{"concurrent-duplicates", "mixed"}); err != nil {
+		t.Errorf("a family that does not need the promise refused the target: %v", err)
+	}
+	mixed, _ := families.FamilyByName("mixed")
+	rapid.Check(t, func(rt *rapid.T) {
+		if sc := mixed.Gen(rt, tg, 2); sc.Name == "mixed/crash-window" {
+			t.Fatal("mixed drew crash-window for a target it cannot fit")
+		}
+	})
+}
+
+func TestCrashWindow_ShippedTargetsFit(t *testing.T) {
+	tg, err := target.Load("../examples/reference.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := families.CheckFamilies(tg, families.FamilyNames()); err != nil {
+		t.Errorf("examples/reference.yaml: %v", err)
+	}
+}
+
+// TestFamilies_RegisteredInRankOrder: each family registers itself from
+// its own file; the table comes out in rank order whatever the order the
+// files' inits ran in, and exactly one family is composite.
+func TestFamilies_RegisteredInRankOrder(t *testing.T) {
+	want := "concurrent-duplicates key-reuse crash-window late-retry tenants protocol mixed"
+	if got := strings.Join(families.FamilyNames(), " "); got != want {
+		t.Errorf("families %q, want %q", got, want)
+	}
+	var composite []string
+	for _, f := range families.Families {
+		if f.Composite {
+			composite = append(composite, f.Name)
+		}
+	}
+	if len(composite) != 1 || composite[0] != "mixed" {
+		t.Errorf("composite families %v, want [mixed]", composite)
+	}
+}

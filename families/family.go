@@ -1,0 +1,113 @@
+package families
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// Family is a named generator of scenarios: a property-based test family.
+type Family struct {
+	Name  string
+	Level string // the certification level it exercises (DESIGN.md §5)
+	Doc   string
+	// Gen draws one scenario. Every Draw is labelled, so a shrunk
+	// counterexample reads as the choices that matter.
+	Gen func(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario
+	// MinTime is the wall time one example needs at least for a target
+	// (it waits out TTLs or recovery windows); nil means "short".
+	MinTime func(tg *target.Target) time.Duration
+	// Fits, when set, refuses a target whose policy the family cannot
+	// probe meaningfully (a *yamlfile.FieldError naming the field and what
+	// to change; see CheckFamilies). Nil means every valid target fits.
+	Fits func(tg *target.Target) error
+	// Waits says the family's examples spend most of their time waiting
+	// (TTLs): it gets more examples in flight than the others, since a
+	// waiting example costs nothing.
+	Waits bool
+	// Workers caps the family's examples in flight (0: no cap of its own).
+	Workers int
+	// Limit names the policy value that sets how long one example takes,
+	// for the advice given when a family cannot fit its budget.
+	Limit func(tg *target.Target) string
+	// Rank orders the table (reports list families in this order).
+	Rank int
+	// Composite says the family draws its examples from the others (the
+	// nightly soak): it adds time, not coverage, so it is certified only
+	// when named, and never draws from itself.
+	Composite bool
+}
+
+// LimitOf names what limits one example of f against tg.
+func (f Family) LimitOf(tg *target.Target) string {
+	if f.Limit == nil {
+		return "the family's own requests"
+	}
+	return f.Limit(tg)
+}
+
+// ExampleTime is how long one example of f needs at least against tg.
+func (f Family) ExampleTime(tg *target.Target) time.Duration {
+	if f.MinTime == nil {
+		return 0
+	}
+	return f.MinTime(tg)
+}
+
+// Families is the table of property-based families, in Rank order.
+// Each family registers itself from its own file (register): a new
+// family is one file.
+var Families []Family
+
+// register adds f to the table, keeping it in Rank order. Called from
+// the init of the family's own file.
+func register(f Family) {
+	Families = append(Families, f)
+	slices.SortStableFunc(Families, func(a, b Family) int { return cmp.Compare(a.Rank, b.Rank) })
+}
+
+// FamilyByName finds a family.
+func FamilyByName(name string) (Family, error) {
+	for _, f := range Families {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Family{}, fmt.Errorf("unknown family %q: expected one of %s", name, strings.Join(FamilyNames(), ", "))
+}
+
+// FamilyNames lists the families' names in table order.
+func FamilyNames() []string {
+	var names []string
+	for _, f := range Families {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// CheckFamilies refuses a target that one of the named families cannot
+// probe meaningfully (Family.Fits), located in the target's file
+// (file:line: field: what to change) and wrapping target.ErrInvalid, so
+// the CLI exits 2 before anything starts. Only the chosen families are
+// asked: a target whose recovery window outlasts its promise can still be
+// certified for everything but crash-window (and mixed leaves crash-window
+// out for it).
+func CheckFamilies(tg *target.Target, families []string) error {
+	for _, name := range families {
+		f, err := FamilyByName(name)
+		if err != nil || f.Fits == nil {
+			continue // unknown names are refused where they are parsed
+		}
+		if err := f.Fits(tg); err != nil {
+			return tg.Refuse(err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package families
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// probeWindows are the stretches of time (since the first request) where
+// a late-retry probe proves something: inside the TTL, and past it but
+// inside the promise, each clear of the UNKNOWN band around its ends by
+// half a band more (the first request is sent a little after the
+// scenario's clock starts).
+type probeWindows struct {
+	earlyEnd           time.Duration // a retry in (0, earlyEnd] must be deduplicated; 0 = no room
+	lateStart, lateEnd time.Duration // a retry in [lateStart, lateEnd] is inside the retry window past the TTL; lateEnd < lateStart = no room
+}
+
+func windowsOf(p target.Policy) probeWindows {
+	clear := p.Band() + p.Band()/2
+	return probeWindows{earlyEnd: max(p.TTL-clear, 0), lateStart: p.TTL + clear, lateEnd: p.Promise() - clear}
+}
+
+// drawProbes draws when late-retry sends its retries, as multiples of the
+// TTL since the first request, ascending: one inside the TTL, then up to
+// two spread across (TTL, retry window] and always one just inside the
+// window's end, where a server that keeps keys for a few TTLs while
+// promising many is caught (issue 11, item 3). No probe falls in the
+// band around the TTL or the window's end, where the checker can only
+// say UNKNOWN.
+func drawProbes(t *rapid.T, p target.Policy) []float64 {
+	w := windowsOf(p)
+	var at []time.Duration
+	if w.earlyEnd > 0 {
+		permille := rapid.IntRange(1, 1000).Draw(t, "early_retry_permille_of_ttl_less_band")
+		at = append(at, w.earlyEnd*time.Duration(permille)/1000)
+	}
+	if w.lateEnd >= w.lateStart {
+		n := rapid.IntRange(0, 2).Draw(t, "late_retries_inside_window")
+		var mid []time.Duration
+		for range n {
+			permille := rapid.IntRange(0, 1000).Draw(t, "late_retry_permille_of_window")
+			mid = append(mid, w.lateStart+(w.lateEnd-w.lateStart)*time.Duration(permille)/1000)
+		}
+		slices.Sort(mid)
+		at = append(at, mid...)
+		at = append(at, w.lateEnd)
+	}
+	out := make([]float64, 0, len(at))
+	for _, d := range slices.Compact(at) {
+		out = append(out, float64(d)/float64(p.TTL))
+	}
+	return out
+}
+
+// lateRetryTime is late-retry's declared wait: its last probe, just
+// inside the promise's end (or inside the TTL when the retry window adds
+// nothing), plus a band for that request's own answer.
+func lateRetryTime(tg *target.Target) time.Duration {
+	w := windowsOf(tg.Policy)
+	last := w.earlyEnd
+	if w.lateEnd >= w.lateStart {
+		last = w.lateEnd
+	}
+	return last + tg.Policy.Band()
+}
+
+func init() {
+	register(Family{Name: "late-retry", Level: "L5", Rank: 40, Gen: genLateRetry,
+		Doc:     "retries inside the TTL and spread across (TTL, retry window], up to just inside its end; some payments declined",
+		MinTime: lateRetryTime, Waits: true,
+		Limit: func(tg *target.Target) string {
+			return "policy.ttl = " + tg.Policy.TTL.String() + ", policy.retry_window = " + tg.Policy.RetryWindow.String()
+		}})
+}
+
+func genLateRetry(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
+	var b builder
+	tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
+	amount := drawAmount(t)
+	first := scenarios.Send{ID: "first", Replica: -1, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "first"}
+	if drawDecline(t) {
+		b.fault(declineFault("o0"))
+		b.send(first)
+		b.heal("decline_o0")
+	} else {
+		b.send(first)
+	}
+	for i, at := range drawProbes(t, tg.Policy) {
+		b.wait(scenarios.Wait{TTL: at})
+		b.send(scenarios.Send{ID: fmt.Sprintf("retry%d", i), Client: i + 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: fmt.Sprintf("late-retry@%gxTTL", at)})
+	}
+	return b.scenario("late-retry")
+}

@@ -1,0 +1,34 @@
+package families
+
+import (
+	"fmt"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+func init() {
+	register(Family{Name: "protocol", Level: "L1", Rank: 60, Gen: genProtocol,
+		Doc: "missing, empty, over-long, quoted and malformed keys; sequential retries"})
+}
+
+func genProtocol(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
+	var b builder
+	tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
+	amount := drawAmount(t)
+	form := rapid.SampledFrom(scenarios.KeyForms[1:]).Draw(t, "key_form")
+	b.send(scenarios.Send{ID: "odd", Replica: -1, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, KeyForm: form, Purpose: "key-form:" + form})
+	// One payment, one key form: the quoted form is the same key to a
+	// server that parses sf-strings and a different one to a server that
+	// treats the header as opaque (as Stripe does); both are legitimate,
+	// so a payment never mixes forms and the quoted one is graded on its
+	// own keys, under R1 only (issue 11, item 7).
+	form = rapid.SampledFrom([]string{"", "quoted"}).Draw(t, "payment_key_form")
+	retries := rapid.IntRange(1, 3).Draw(t, "sequential_retries")
+	for i := 0; i < retries; i++ {
+		b.send(scenarios.Send{ID: fmt.Sprintf("r%d", i), Client: 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: tenant, Key: "k1", Order: "o1", Amount: amount, KeyForm: form, Purpose: "sequential-retry"})
+	}
+	return b.scenario("protocol")
+}

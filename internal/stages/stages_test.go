@@ -1,0 +1,101 @@
+package stages_test
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/idemcheck/idemcheck/"
+
+// rank orders every package of the module: a package may import only
+// packages of a lower rank. A package missing here fails the test, so a
+// new package is placed deliberately.
+var rank = map[string]int{
+	"history": 0, "internal/yamlfile": 0, "internal/freeport": 0, "internal/leftovers": 0,
+	"gateway-sim": 0, "reference": 0, "images": 0, "images/pg-entrypoint": 0, "examples": 0, "internal/stages": 0,
+	"scenarios/conformance": 0,
+
+	"checker": 1, "target": 1, "internal/pgcluster": 1, "reference/zoo": 1,
+
+	"client": 2, "harness": 2, "internal/pgtest": 2, "reference/garden": 2, "reports": 2, "builtin": 2,
+
+	"faults": 3, "harness/process": 3, "harness/docker": 3,
+
+	"scenarios": 4, "harness/harnesstest": 4,
+
+	"families": 5, "ledger": 5,
+
+	"runner": 6,
+
+	"search": 7,
+
+	"certify": 8,
+
+	"cmd/idemcheck": 9, "cmd/reference-server": 9, "cmd/gateway-sim": 9,
+}
+
+// neverImports are imports a stage must not make whatever the ranks say:
+// the checker is pure (history in, verdicts out), and the ledger and the
+// runner record without judging.
+var neverImports = map[string][]string{
+	"checker": {"target", "scenarios", "faults", "harness", "client", "gateway-sim"},
+	"ledger":  {"checker"},
+	"runner":  {"checker", "families", "search"},
+}
+
+type pkg struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// TestStages_NoImportRunsBackUp: every package imports only lower stages
+// (its non-test files; tests may reach up to build a fixture).
+func TestStages_NoImportRunsBackUp(t *testing.T) {
+	for _, p := range listPackages(t) {
+		name := strings.TrimPrefix(p.ImportPath, module)
+		r, ok := rank[name]
+		if !ok {
+			t.Errorf("package %s has no rank: place it in stages_test.go's table", name)
+			continue
+		}
+		for _, imp := range p.Imports {
+			dep, ours := strings.CutPrefix(imp, module)
+			if !ours {
+				continue
+			}
+			if rank[dep] >= r {
+				t.Errorf("%s (rank %d) imports %s (rank %d): an import runs back up", name, r, dep, rank[dep])
+			}
+			for _, never := range neverImports[name] {
+				if dep == never {
+					t.Errorf("%s imports %s, which it must never import", name, dep)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/idemcheck/idemcheck/scenarios"
+)
+
+// Gate lets many examples share one environment without one example's
+// faults reaching another's requests. Requests pass while no example is
+// disrupting the environment; an example that disrupts it (a link fault, a
+// gateway rule for every order, a kill, a pause, a restart) first waits
+// until no other example has a request in flight, and keeps the others'
+// requests out until its disruption is over. Waits (TTLs, recovery
+// windows) hold nothing, so examples that mostly wait overlap freely.
+// Faults aimed at one order (a decline, a slow gateway for that order, a
+// hold) stay inside their example and need no gate.
+type Gate struct {
+	mu       sync.Mutex
+	changed  chan struct{}
+	owner    *execution // disrupting example, if any
+	inflight map[*execution]int
+	total    int
+}
+
+// NewGate makes an open gate.
+func NewGate() *Gate { return &Gate{changed: make(chan struct{}), inflight: map[*execution]int{}} }
+
+// await blocks until cond (called with g.mu held) holds, then runs then
+// under the lock.
+func (g *Gate) await(ctx context.Context, cond func() bool, then func()) error {
+	for {
+		g.mu.Lock()
+		if cond() {
+			then()
+			g.mu.Unlock()
+			return nil
+		}
+		ch := g.changed
+		g.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("gate: %w", context.Cause(ctx))
+		}
+	}
+}
+
+// signal wakes every waiter; g.mu is held.
+func (g *Gate) signal() {
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+// enter admits a request of p.
+func (g *Gate) enter(ctx context.Context, p *execution) error {
+	return g.await(ctx, func() bool { return g.owner == nil || g.owner == p }, func() {
+		g.inflight[p]++
+		g.total++
+	})
+}
+
+// leave ends a request of p.
+func (g *Gate) leave(p *execution) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.inflight[p]--
+	if g.inflight[p] == 0 {
+		delete(g.inflight, p)
+	}
+	g.total--
+	g.signal()
+}
+
+// disrupt makes p the disrupting example once no other example is, and
+// waits until the other examples' requests have drained.
+func (g *Gate) disrupt(ctx context.Context, p *execution) error {
+	if err := g.await(ctx, func() bool { return g.owner == nil || g.owner == p }, func() { g.owner = p; g.signal() }); err != nil {
+		return err
+	}
+	err := g.await(ctx, func() bool { return g.total == g.inflight[p] }, func() {})
+	if err != nil {
+		g.restore(p)
+	}
+	return err
+}
+
+// restore ends p's disruption, if it had one.
+func (g *Gate) restore(p *execution) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.owner == p {
+		g.owner = nil
+		g.signal()
+	}
+}
+
+// disruptive is the span of steps during which sc disrupts the whole
+// environment: from its first step to its last disruptive one (a wave
+// arms its holds before its kill, and a request held by the gateway must
+// not be what another example waits for). ok is false for an example
+// that disrupts nothing.
+func disruptive(sc scenarios.Scenario) (last int, ok bool) {
+	last = -1
+	for i, s := range sc.Steps {
+		switch {
+		case s.Kill != nil, s.Pause != nil, s.Restart != nil, s.Resume != nil:
+			last = i
+		case s.Fault != nil && (s.Fault.Order == "" || s.Fault.Link != ""):
+			last = i
+		case s.Heal != "" && healsShared(sc, s.Heal):
+			last = i
+		}
+	}
+	return last, last >= 0
+}
+
+func healsShared(sc scenarios.Scenario, id string) bool {
+	for _, s := range sc.Steps {
+		if s.Fault != nil && s.Fault.ID == id {
+			return s.Fault.Order == "" || s.Fault.Link != ""
+		}
+	}
+	return false
+}

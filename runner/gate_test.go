@@ -1,0 +1,124 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/scenarios"
+)
+
+// within fails the test unless ch closes within d: a bounded wait on a
+// condition, never a sleep.
+func within(t *testing.T, ch <-chan struct{}, d time.Duration, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(d):
+		t.Fatalf("%s: not within %s", what, d)
+	}
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestGate_DisruptionWaitsForOthersAndKeepsThemOut: a disrupting example
+// waits until the others' requests have drained, its own requests pass,
+// and the others' new requests wait until it restores the environment.
+func TestGate_DisruptionWaitsForOthersAndKeepsThemOut(t *testing.T) {
+	ctx := context.Background()
+	g := NewGate()
+	reader, disruptor, late := &execution{}, &execution{}, &execution{}
+	if err := g.enter(ctx, reader); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.enter(ctx, disruptor); err != nil { // its own request in flight (a held charge)
+		t.Fatal(err)
+	}
+	owned := make(chan struct{})
+	go func() {
+		if err := g.disrupt(ctx, disruptor); err != nil {
+			t.Error(err)
+		}
+		close(owned)
+	}()
+	becameOwner := make(chan struct{})
+	go func() {
+		for {
+			g.mu.Lock()
+			o := g.owner
+			g.mu.Unlock()
+			if o == disruptor {
+				close(becameOwner)
+				return
+			}
+			time.Sleep(time.Millisecond) // polling a condition, bounded by within
+		}
+	}()
+	within(t, becameOwner, 5*time.Second, "disruptor claims the gate")
+	if closed(owned) {
+		t.Fatal("disruption began while another example's request was in flight")
+	}
+	lateIn := make(chan struct{})
+	go func() {
+		if err := g.enter(ctx, late); err != nil {
+			t.Error(err)
+		}
+		close(lateIn)
+	}()
+	g.leave(reader)
+	within(t, owned, 5*time.Second, "disruption after the other request drained")
+	if err := g.enter(ctx, disruptor); err != nil { // its own requests still pass
+		t.Fatal(err)
+	}
+	g.leave(disruptor)
+	if closed(lateIn) {
+		t.Fatal("another example's request entered during the disruption")
+	}
+	g.restore(disruptor)
+	within(t, lateIn, 5*time.Second, "the waiting request after the restore")
+	g.leave(late)
+	g.leave(disruptor)
+	if g.total != 0 || len(g.inflight) != 0 || g.owner != nil {
+		t.Fatalf("gate not empty: total %d inflight %v owner %v", g.total, g.inflight, g.owner)
+	}
+}
+
+// TestGate_CancelledWaitGivesUp: a request waiting at the gate returns its
+// context's error instead of hanging.
+func TestGate_CancelledWaitGivesUp(t *testing.T) {
+	g := NewGate()
+	owner, other := &execution{}, &execution{}
+	if err := g.disrupt(context.Background(), owner); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.enter(ctx, other); err == nil {
+		t.Fatal("entered a disrupted gate")
+	}
+	g.restore(owner)
+	if err := g.enter(context.Background(), other); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDisruptive_Spans: only environment-wide steps make a scenario
+// disruptive, up to its last one.
+func TestDisruptive_Spans(t *testing.T) {
+	r := 0
+	order := scenarios.Scenario{Steps: []scenarios.Step{{Fault: &scenarios.Fault{ID: "d", Kind: "gateway:decline", Order: "o"}}, {Send: &scenarios.Send{Key: "k", Order: "o"}}, {Heal: "d"}}}
+	if _, ok := disruptive(order); ok {
+		t.Error("a fault aimed at one order disrupts nothing else")
+	}
+	wave := scenarios.Scenario{Steps: []scenarios.Step{{Fault: &scenarios.Fault{ID: "h", Kind: "gateway:charge_then_hang", Order: "o"}}, {Kill: &r}, {Restart: &r}, {Heal: "h"}, {Wait: &scenarios.Wait{Recovery: true}}}}
+	if last, ok := disruptive(wave); !ok || last != 2 {
+		t.Errorf("wave: last disruptive step %d (%v), want 2 (the restart)", last, ok)
+	}
+}

@@ -1,0 +1,137 @@
+package runner
+
+import (
+	"maps"
+	"time"
+
+	"github.com/idemcheck/idemcheck/history"
+)
+
+// Examples in flight at once share one environment. The gate keeps one
+// example's disruption away from the others' requests, but not from the
+// server: a replica killed by one crash wave while another wave's keys
+// are still being recovered (a sweeper's or a takeover's gateway call on
+// it) delays that recovery, and the other wave's retries, sent a recovery
+// window after its own heal, may find its keys still in progress. Judged
+// on its own faults only, a correct server was then FAILED on M6 (with 2
+// crash waves in flight, once in about 50 certifications).
+//
+// So a fault on the whole environment (one with no order: a link, a
+// process, a gateway rule for every order) is recorded in the history of
+// every example in flight while it is active, marked Foreign with the
+// name of the example that injected it: each history holds every fault
+// its example lived through. The checker then holds an answer to a
+// definitive outcome only once every fault, its own or foreign, has
+// healed and the recovery window has passed, and excuses an answer that
+// a foreign fault on its path disturbed; it never counts a foreign fault
+// as the example's own coverage. Converging sends retry until that quiet
+// time and the slack (quietFrom).
+
+// sharedFault is one environment-wide fault and its copies in the other
+// examples in flight (example -> its fault id).
+type sharedFault struct {
+	f      history.Fault
+	copies map[*execution]int
+}
+
+// enter registers p as in flight; the shared faults active now are
+// recorded in its history (it starts while they are active).
+func (r *Runner) enter(p *execution) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.initShared()
+	r.live[p] = true
+	for sf := range r.shared {
+		sf.copies[p] = p.liveThrough(sf.f)
+	}
+}
+
+// initShared makes the Runner's maps of examples in flight and shared
+// faults on first use; r.mu is held.
+func (r *Runner) initShared() {
+	if r.live == nil {
+		r.live, r.shared = map[*execution]bool{}, map[*sharedFault]bool{}
+	}
+}
+
+// exit ends p's time in flight: later faults are not its history.
+func (r *Runner) exit(p *execution) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.live, p)
+	for sf := range r.shared {
+		delete(sf.copies, p)
+	}
+}
+
+// share records f, which p injected, in every other example in flight
+// when it is environment-wide, and returns what records its heal there
+// (nil for a fault aimed at one order, which stays in its example).
+func (r *Runner) share(p *execution, f history.Fault) (heal func()) {
+	if f.Order != "" {
+		return nil
+	}
+	f.Params = maps.Clone(f.Params)
+	delete(f.Params, history.ParamCrashPoint)
+	delete(f.Params, history.ParamCrashPayment)
+	f.Foreign, f.Fired = p.nonce, history.FiredOnInject
+	sf := &sharedFault{f: f, copies: map[*execution]int{}}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.initShared() // p may inject without having entered (a test's play)
+	for q := range r.live {
+		if q != p {
+			sf.copies[q] = q.liveThrough(f)
+		}
+	}
+	r.shared[sf] = true
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		delete(r.shared, sf)
+		for q, id := range sf.copies {
+			q.healedThrough(id)
+		}
+	}
+}
+
+// liveThrough records another example's fault f in p's history.
+func (p *execution) liveThrough(f history.Fault) int {
+	id := p.rec.Inject(f)
+	p.mu.Lock()
+	p.foreignActive++
+	p.mu.Unlock()
+	return id
+}
+
+// healedThrough records the heal of the foreign fault id.
+func (p *execution) healedThrough(id int) {
+	p.rec.Heal(id)
+	p.mu.Lock()
+	p.foreignActive--
+	p.healed = time.Now()
+	p.mu.Unlock()
+}
+
+// quietFrom is when the environment p lives in last healed (its own
+// faults and foreign ones), now while a foreign fault is still active, or
+// zero when nothing has healed: recovery windows count from there.
+func (p *execution) quietFrom() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.foreignActive > 0 {
+		return time.Now()
+	}
+	return p.healed
+}
+
+// settled is when a converging send of p stops retrying at the earliest:
+// the recovery window and the policy's ConvergeSlack after the
+// environment last healed (zero when nothing has).
+func (p *execution) settled() time.Time {
+	q := p.quietFrom()
+	if q.IsZero() {
+		return q
+	}
+	return p.pastWindow(q)
+}

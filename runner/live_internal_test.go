@@ -1,0 +1,132 @@
+package runner
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// foreign returns the faults of h that another example injected.
+func foreign(h *history.History) []history.Fault {
+	var out []history.Fault
+	for _, f := range h.Faults {
+		if f.Foreign != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestShared_ExamplesLiveThroughEachOthersKills: a replica killed and
+// restarted by one example is recorded, marked Foreign, in every other
+// example in flight (one already waiting, one that starts while the
+// replica is down), healed when the restart is; a fault aimed at one
+// order stays in its example; an example that has ended records nothing
+// more. The waiting example's converging retry then keeps trying until a
+// recovery window and the slack after the foreign restart, not its own
+// heal (the correct reference was FAILED on M6 when another crash wave
+// killed a replica mid-recovery), and the checker does not count the
+// foreign kill as the example's coverage.
+func TestShared_ExamplesLiveThroughEachOthersKills(t *testing.T) {
+	r := gatedRunner(t, target.Policy{TTL: time.Hour, RecoveryWindow: 500 * time.Millisecond, MaxWait: 100 * time.Millisecond}, "shared")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	start := func(name string) *execution {
+		p := r.newPlay(scenarios.Scenario{Name: name, Family: "crash-window"})
+		t.Cleanup(func() { p.client.Close() })
+		r.enter(p)
+		t.Cleanup(func() { r.exit(p) })
+		return p
+	}
+	waiter, killer, ended := start("waiter"), start("killer"), start("ended")
+	defer waiter.cleanup(ctx)
+	defer killer.cleanup(ctx)
+	r.exit(ended)
+
+	// The waiter's own order-scoped fault, healed: its window would count
+	// from here, and the others never see it.
+	if err := waiter.inject(ctx, scenarios.Fault{ID: "brief", Kind: "gateway:fail_before_charge", Order: "o0"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := waiter.heal(ctx, "brief"); err != nil {
+		t.Fatal(err)
+	}
+	if err := waiter.inject(ctx, scenarios.Fault{ID: "stuck", Kind: "gateway:fail_before_charge", Order: "o1"}); err != nil {
+		t.Fatal(err)
+	}
+	zero := 0
+	if err := killer.step(ctx, scenarios.Step{Kill: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	latecomer := start("latecomer") // starts while the replica is down
+	// The replica stays down a while (the subject: a disruption longer
+	// than the waiter's own window and slack would cover from its heal).
+	killer.sleepUntil(ctx, time.Now().Add(1500*time.Millisecond))
+	if err := killer.step(ctx, scenarios.Step{Restart: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	restarted := time.Now()
+
+	for _, c := range []struct {
+		p    *execution
+		want int
+	}{{waiter, 1}, {latecomer, 1}, {killer, 0}, {ended, 0}} {
+		fs := foreign(c.p.rec.Snapshot(false))
+		if len(fs) != c.want {
+			t.Fatalf("%s: %d foreign faults %+v, want %d", c.p.sc.Name, len(fs), fs, c.want)
+		}
+		if c.want == 1 && (fs[0].Name != "kill" || fs[0].Foreign != killer.nonce || !fs[0].Healed || fs[0].Fired == 0) {
+			t.Errorf("%s: foreign fault %+v, want the killer's kill, fired and healed", c.p.sc.Name, fs[0])
+		}
+	}
+	if n := len(killer.rec.Snapshot(false).Faults); n != 1 {
+		t.Errorf("killer: %d faults, want its kill only (the waiter's order-scoped faults stay in the waiter)", n)
+	}
+
+	// The waiter waits its window: from the foreign restart, not its heal.
+	pol := r.Target.Policy
+	if err := waiter.wait(ctx, scenarios.Wait{Recovery: true}); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(restarted); waited < pol.RecoveryWindow {
+		t.Errorf("recovery window waited until %v after the foreign restart, want %v", waited, pol.RecoveryWindow)
+	}
+	// Another kill as the window ends: the converging retry's deadline
+	// moves to a window and the slack after that restart.
+	if err := killer.step(ctx, scenarios.Step{Kill: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	killer.sleepUntil(ctx, time.Now().Add(1500*time.Millisecond))
+	if err := killer.step(ctx, scenarios.Step{Restart: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	restarted = time.Now()
+	req, err := waiter.request(scenarios.Send{Key: "k1", Order: "o1", Tenant: -1, Purpose: "retry-after-recovery"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := waiter.retry(ctx, req, waiter.convergeDeadline())
+	h := waiter.rec.Snapshot(false)
+	kills := foreign(h)
+	if len(kills) != 2 || !kills[1].Healed {
+		t.Fatalf("waiter's foreign faults %+v, want both kills, healed", kills)
+	}
+	quiet := kills[1].Heal + pol.RecoveryWindow
+	if !slices.ContainsFunc(h.Ops, func(op history.Op) bool { return op.Invoke >= quiet }) || last.Outcome != history.Info {
+		t.Errorf("no try sent a recovery window after the second foreign restart (last %s %d): the deadline did not move", last.Outcome, last.Status)
+	}
+	if late := time.Since(restarted); late < pol.RecoveryWindow+pol.ConvergeSlack()-time.Second {
+		t.Errorf("retried for %v after the second foreign restart: want until about its window and slack, %v", late, pol.RecoveryWindow+pol.ConvergeSlack())
+	}
+
+	res := checker.Check(h)
+	if res.Coverage.CrashFaults != 0 || res.Coverage.Faults != 2 || len(res.Coverage.CrashPoints) != 0 {
+		t.Errorf("coverage %+v: the foreign kill counted as the waiter's own", res.Coverage)
+	}
+}

@@ -1,0 +1,137 @@
+package runner_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/harness/harnesstest"
+	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/runner"
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/search"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// runnerOn starts the test server (it passes the client's key to the
+// gateway and keeps no store of its own) under pol, with the gateway's
+// idempotency on or off, and returns a Runner on it.
+func runnerOn(t *testing.T, pol target.Policy, gatewayDedups bool) *runner.Runner {
+	t.Helper()
+	tg := harnesstest.Target(t, false, nil)
+	tg.Policy = pol
+	opts := harness.Options{Replicas: 1, Gateway: gatewaysim.Config{NoIdempotency: !gatewayDedups}}
+	env, tg := harnesstest.StartPrepared(t, tg, opts)
+	r := &runner.Runner{Env: env, Target: tg, RunID: "rn", StopEarly: checker.DoubleCharged}
+	t.Cleanup(r.Close)
+	return r
+}
+
+func purposes(h *history.History) []string {
+	var out []string
+	for _, op := range h.Ops {
+		out = append(out, op.Purpose)
+	}
+	return out
+}
+
+// TestRun_LateRetryStopsAtTheFirstDoubleCharge: a late-retry example whose
+// first probe past the TTL already charged twice does not wait out its
+// later probes (issue 12: short-expiry was judged only after its last
+// probe, 20s in); one that holds plays every probe.
+func TestRun_LateRetryStopsAtTheFirstDoubleCharge(t *testing.T) {
+	pol := target.Policy{TTL: 200 * time.Millisecond, RetryWindow: 3 * time.Second}
+	sc := scenarios.Scenario{Name: "late", Family: "late-retry", Steps: []scenarios.Step{
+		{Send: &scenarios.Send{ID: "first", Key: "k", Order: "o", Tenant: -1, Purpose: "first"}},
+		{Wait: &scenarios.Wait{TTL: 3}},
+		{Send: &scenarios.Send{ID: "r1", Key: "k", Order: "o", Tenant: -1, Purpose: "late-retry@3xTTL"}},
+		{Wait: &scenarios.Wait{TTL: 8}},
+		{Send: &scenarios.Send{ID: "r2", Key: "k", Order: "o", Tenant: -1, Purpose: "late-retry@8xTTL"}},
+	}}
+	for _, c := range []struct {
+		name          string
+		gatewayDedups bool
+		ops           int
+		failed        bool
+	}{
+		{"every retry charges", false, 2, true},
+		{"the gateway deduplicates", true, 3, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runnerOn(t, pol, c.gatewayDedups)
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			h, err := r.Run(ctx, sc)
+			if err != nil || !h.Complete {
+				t.Fatalf("run: %v (complete %v)", err, h.Complete)
+			}
+			res := checker.Check(h)
+			if len(h.Ops) != c.ops || res.Failed() != c.failed {
+				t.Fatalf("ops %v, charges %d, failed %v (first FAILED %q): want %d ops, failed %v",
+					purposes(h), len(h.Charges), res.Failed(), search.FirstFailed(res), c.ops, c.failed)
+			}
+		})
+	}
+}
+
+// TestRun_ConvergingSendRetriesToOneDeadline: a converging send sent after
+// the recovery window retries until the window's start plus the window
+// and the slack, not a window later (issue 12: the deadline counted from
+// the send, after the window had been waited out), and the example's
+// final convergence does not give its key a deadline of its own again
+// (no-recovery's waves took a minute more, key after key).
+func TestRun_ConvergingSendRetriesToOneDeadline(t *testing.T) {
+	r := runnerOn(t, target.Policy{TTL: time.Hour, RecoveryWindow: time.Second, MaxWait: time.Second}, true)
+	pol := r.Target.Policy // as prepared: its slack is the runner's
+	fail := func(id, order string) *scenarios.Fault {
+		return &scenarios.Fault{ID: id, Kind: "gateway:fail_before_charge", Order: order}
+	}
+	sc := scenarios.Scenario{Name: "converge", Family: "crash-window", Steps: []scenarios.Step{
+		{Fault: fail("stuck", "o1")},
+		{Fault: fail("brief", "o2")},
+		{Send: &scenarios.Send{ID: "s2", Key: "k2", Order: "o2", Tenant: -1}},
+		{Heal: "brief"},
+		{Wait: &scenarios.Wait{Recovery: true}},
+		{Send: &scenarios.Send{ID: "final", Key: "k1", Order: "o1", Tenant: -1, Purpose: "retry-after-recovery", Async: true, Converge: true}},
+		{Wait: &scenarios.Wait{Responses: []string{"*"}}},
+		{Heal: "stuck"},
+	}}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	h, err := r.Run(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brief := h.Ops[0].Order // o2's: its fault's heal starts the recovery window
+	var healed time.Duration
+	var stuck string // o1's real order
+	for _, f := range h.Faults {
+		if f.Order == brief {
+			healed = f.Heal
+		} else {
+			stuck = f.Order
+		}
+	}
+	deadline := healed + pol.RecoveryWindow + pol.ConvergeSlack()
+	tries := 0
+	for _, op := range h.Ops {
+		switch op.Purpose {
+		case "retry-after-recovery":
+			tries++
+			if op.Invoke > deadline {
+				t.Errorf("op %d sent %v after the heal: past the deadline, %v after it", op.ID, op.Invoke-healed, deadline-healed)
+			}
+		case "retry-until-definitive":
+			if op.Order != stuck {
+				continue // o2's first answer was a 502: it converges at the end
+			}
+			t.Errorf("op %d: a key that converged to its deadline was retried again", op.ID)
+		}
+	}
+	if tries < 2 {
+		t.Errorf("%d tries of the converging send, want it retried while the gateway fails (ops %v)", tries, purposes(h))
+	}
+}

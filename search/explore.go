@@ -1,0 +1,106 @@
+package search
+
+import (
+	"context"
+	"flag"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/scenarios"
+	"pgregory.net/rapid"
+)
+
+// Draw is the scenario a family draws for seed: the very scenario that
+// rapid's first example for that seed is (rapid.Check with rapid.seed set
+// to seed draws it again), so an example found by Explore is confirmed
+// and shrunk by rapid from the same place. Safe for concurrent use.
+func Draw(p *Property, seed uint64) scenarios.Scenario {
+	gen := rapid.Custom(func(t *rapid.T) scenarios.Scenario { return p.Family.Gen(t, p.Runner.Target, p.Replicas) })
+	return gen.Example(int(seed))
+}
+
+// Explore plays a family's examples workers at a time, on seeds seed,
+// seed+stride, ... until the deadline or a failure; examples share the
+// environment through the runner's Gate. A worker does not start an
+// example that would likely end after the deadline (one example's time is
+// the family's MinTime or, once known, the longest example so far). On a
+// failure the other workers finish what they play, and the failing seed
+// is re-played alone by rapid, which confirms it and shrinks it (for at
+// most shrink); if the re-play does not fail, the failure is kept as
+// found, and confirmed says it did not reproduce alone.
+func Explore(ctx context.Context, p *Property, seed, stride uint64, workers int, deadline time.Time, shrink time.Duration) (seedsRun int, failSeed uint64, confirmed bool, err error) {
+	if stride == 0 {
+		stride = 1
+	}
+	workers = max(workers, 1)
+	// One lock guards the explorer's state: examples take seconds, so a
+	// lock per example costs nothing.
+	var (
+		mu      sync.Mutex
+		next    = seed
+		played  int
+		longest = p.Family.ExampleTime(p.Runner.Target)
+		failed  bool
+		wg      sync.WaitGroup
+	)
+	// take hands a worker the next seed, or false when no example should
+	// start: a failure was found, ctx ended, or one would likely outlast
+	// the deadline.
+	take := func() (uint64, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if failed || ctx.Err() != nil || time.Until(deadline) < longest {
+			return 0, false
+		}
+		s := next
+		next += stride
+		return s, true
+	}
+	for range workers {
+		wg.Go(func() {
+			for s, ok := take(); ok; s, ok = take() {
+				ex, ok := p.Judge(Draw(p, s))
+				if !ok {
+					return
+				}
+				mu.Lock()
+				played++
+				longest = max(longest, ex.Took)
+				if FirstFailed(ex.Result) != "" && !failed {
+					failed, failSeed = true, s
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if !failed || ctx.Err() != nil {
+		return played, failSeed, false, nil
+	}
+	confirmed, err = p.confirm(failSeed, shrink)
+	return played, failSeed, confirmed, err
+}
+
+// confirm re-plays seed with rapid, which shrinks a failure it
+// reproduces. Rapid keeps its settings in global flags, so confirmations
+// of different families take turns.
+func (p *Property) confirm(seed uint64, shrink time.Duration) (bool, error) {
+	searchMu.Lock()
+	defer searchMu.Unlock()
+	if p.ShrinkBudget == 0 {
+		p.ShrinkBudget = shrink
+	}
+	if err := setRapidFlags(shrink); err != nil {
+		return false, err
+	}
+	if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
+		return false, err
+	}
+	p.mu.Lock()
+	p.failedAt = time.Now() // the shrink budget runs from the confirmation
+	p.mu.Unlock()
+	tb := &searchTB{name: p.Family.Name}
+	rapid.Check(tb, p.Check)
+	return tb.failed, nil
+}
