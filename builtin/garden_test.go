@@ -46,7 +46,7 @@ func certifyGarden(t *testing.T, m builtin.Member, dir string, seed uint64) (ver
 	budget := max(memberBudget, fam.ExampleTime(tg)+5*time.Second)
 	ctx, cancel := context.WithTimeout(t.Context(), budget+2*time.Minute)
 	defer cancel()
-	rep, err := certify.Run(ctx, tg, certify.Options{Families: []string{m.Family}, Seed: seed, Budget: budget})
+	rep, err := certify.Run(ctx, tg, certify.Options{Families: families.MustSelect(m.Family), Seed: seed, Budget: budget})
 	if err != nil {
 		t.Fatalf("certify %s: %v", m.Name, err)
 	}

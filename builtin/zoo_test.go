@@ -149,7 +149,7 @@ func certifyMember(t *testing.T, m builtin.Member, dir string, seed uint64, row 
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), budget+2*time.Minute)
 	defer cancel()
-	rep, err := certify.Run(ctx, tg, certify.Options{Families: []string{m.Family}, Seed: seed, Budget: budget, ShrinkBudget: shrinkBudget,
+	rep, err := certify.Run(ctx, tg, certify.Options{Families: families.MustSelect(m.Family), Seed: seed, Budget: budget, ShrinkBudget: shrinkBudget,
 		Progress: func(p certify.Progress) {
 			if first < 0 && p.Violations > 0 {
 				first = p.Elapsed
@@ -216,7 +216,7 @@ func TestZoo_ReferencePasses(t *testing.T) {
 			t.Logf("violation: %+v", v)
 		}
 	}
-	for _, fam := range certify.DefaultFamilies() {
+	for _, fam := range families.Names(families.Default()) {
 		fr := familyResult(rep, fam)
 		switch {
 		case fr == nil:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/certify"
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/families"
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/process"
@@ -68,7 +69,7 @@ func TestEvidence_LateLedgerEventsChangeNoVerdict(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer env.Close()
-			rep, err := certify.Run(ctx, tg, certify.Options{Env: lateEvents{env}, Families: []string{"concurrent-duplicates"}, Budget: 8 * time.Second, Seed: 3})
+			rep, err := certify.Run(ctx, tg, certify.Options{Env: lateEvents{env}, Families: families.MustSelect("concurrent-duplicates"), Budget: 8 * time.Second, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/families"
 )
 
 // An interrupted run (Ctrl-C) still returns a report, marked incomplete,
@@ -16,7 +17,7 @@ func TestRun_InterruptLeavesIncompleteReportWithoutFalseFailures(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	rep, err := certify.Run(ctx, member(t, "reference", dir), certify.Options{
-		Families: []string{"concurrent-duplicates", "crash-window"}, Budget: 16 * time.Second,
+		Families: families.MustSelect("concurrent-duplicates", "crash-window"), Budget: 16 * time.Second,
 		Progress: func(p certify.Progress) {
 			if p.Family == "crash-window" && p.Examples >= 1 {
 				cancel(context.Canceled) // mid-family, with requests in flight in the next example

@@ -3,15 +3,12 @@ package certify
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
-	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/ledger"
 	"github.com/idemcheck/idemcheck/reports"
-	"github.com/idemcheck/idemcheck/runner"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -25,24 +22,19 @@ const reconcileTimeout = 30 * time.Second
 // The new judgement joins the example's family; a failing one becomes the
 // family's counterexample if it had none (it cannot be shrunk: nothing
 // the client sent made that charge).
-func reconcile(ctx context.Context, r *runner.Runner, runs []*familyRun) (ledger.Reconciliation, error) {
+func (c *certification) reconcile(ctx context.Context) (ledger.Reconciliation, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reconcileTimeout)
 	defer cancel()
-	rc, err := r.Ledger().Reconcile(ctx)
+	rc, err := c.runner.Ledger().Reconcile(ctx)
 	if err != nil {
 		return rc, fmt.Errorf("reconcile the ledger: %w", err)
 	}
 	for _, late := range rc.Rejudge {
-		fr := familyOf(runs, late.History.Family)
-		if fr == nil || fr.agg == nil {
-			continue
+		if fr := c.byName[late.History.Family]; fr != nil {
+			fr.agg.addLate(late)
 		}
-		fr.agg.addLate(late)
 	}
-	for _, fr := range runs {
-		if fr.agg == nil {
-			continue
-		}
+	for _, fr := range c.families {
 		// Found after the family ended (by the watch, or only now, when
 		// the ledger was read at the end): the family's first failure is
 		// this late, not "none", and its counterexample if it had none.
@@ -57,25 +49,24 @@ func reconcile(ctx context.Context, r *runner.Runner, runs []*familyRun) (ledger
 }
 
 // watchLate judges again, while the families run, every example the
-// gateway charges for after it was judged (runner.Runner.WatchLate):
+// gateway charges for after it was judged (ledger.Ledger.WatchLate):
 // a late double charge is a failure when it happens, counted in its
 // family's progress and first-failure time, not only at the run's end.
 // stop ends the watch.
-func watchLate(ctx context.Context, r *runner.Runner, fams []families.Family, aggs []*aggregate, deadline time.Time, opts Options) (stop func()) {
+func (c *certification) watchLate(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.Ledger().WatchLate(ctx, func(l ledger.Late) {
-			i := slices.IndexFunc(fams, func(f families.Family) bool { return f.Name == l.History.Family })
-			if i < 0 {
+		c.runner.Ledger().WatchLate(ctx, func(l ledger.Late) {
+			fr := c.byName[l.History.Family]
+			if fr == nil {
 				return
 			}
-			agg := aggs[i]
-			agg.addLate(l)
-			if opts.Progress != nil {
-				agg.progress(false, func(n, v int) {
-					opts.Progress(Progress{Family: fams[i].Name, Examples: n, Violations: v, Elapsed: time.Since(agg.start), Budget: deadline.Sub(agg.start)})
+			fr.agg.addLate(l)
+			if c.opts.Progress != nil {
+				fr.agg.progress(false, func(n, v int) {
+					c.opts.Progress(Progress{Family: fr.Name, Examples: n, Violations: v, Elapsed: time.Since(fr.agg.start), Budget: c.deadline.Sub(fr.agg.start)})
 				})
 			}
 		})
@@ -83,22 +74,13 @@ func watchLate(ctx context.Context, r *runner.Runner, fams []families.Family, ag
 	return func() { cancel(); <-done }
 }
 
-func familyOf(runs []*familyRun, name string) *familyRun {
-	for _, fr := range runs {
-		if fr.Name == name {
-			return fr
-		}
-	}
-	return nil
-}
-
 // account is the run's reconciliation (one read of the whole ledger):
 // late charges are judged with their examples again, and every succeeded
 // charge must belong to an order some example sent. Money the
 // harness cannot attribute (no metadata[order_id], an order nobody sent)
 // is FAILED with the charge named.
-func account(ctx context.Context, r *runner.Runner, runs []*familyRun) (checker.Result, error) {
-	rc, err := reconcile(ctx, r, runs)
+func (c *certification) account(ctx context.Context) (checker.Result, error) {
+	rc, err := c.reconcile(ctx)
 	if err != nil {
 		return checker.Result{}, err
 	}
@@ -112,16 +94,6 @@ func accounting(rc ledger.Reconciliation) checker.Result {
 	c.Exercised = c.Exercised || rc.Checked > 0
 	c.Note = fmt.Sprintf("held %d ledger entries against every example's orders; %s", rc.Checked, c.Note)
 	return checker.Result{Verdict: c.Verdict, Level: "L0", Checks: []checker.CheckResult{c}}
-}
-
-// addAccounting puts the accounting check in the report.
-func addAccounting(rep *reports.Report, res checker.Result) {
-	for _, c := range res.Checks {
-		rep.Checks = append(rep.Checks, reports.Check{ID: c.ID, Name: c.Name, Family: "run", Level: c.Level, Verdict: string(c.Verdict), Exercised: c.Exercised, Note: c.Note})
-		for _, v := range c.Violations {
-			rep.Violations = append(rep.Violations, reports.Violation{Violation: v, Family: "run"})
-		}
-	}
 }
 
 // settleTime is how long a run waits after its last example before the

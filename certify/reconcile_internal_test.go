@@ -12,7 +12,6 @@ import (
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/harnesstest"
 	"github.com/idemcheck/idemcheck/reports"
-	"github.com/idemcheck/idemcheck/runner"
 	"github.com/idemcheck/idemcheck/scenarios"
 	"github.com/idemcheck/idemcheck/search"
 )
@@ -20,11 +19,10 @@ import (
 // TestReconcile_LateFailureIsTheFamilysFirstFailure: a family whose only
 // failure is found when the run reads the ledger at its end (a charge
 // made after the example was judged, as sweeper-recharges' outbox makes)
-// reports that moment as its first failure, not none (the zoo table
-// counted such seeds as failing at 0s).
+// reports that moment as its first failure, not none.
 func TestReconcile_LateFailureIsTheFamilysFirstFailure(t *testing.T) {
-	ctx, r, fr := chargedBehindItsBack(t)
-	if _, err := reconcile(ctx, r, []*familyRun{fr}); err != nil {
+	ctx, c, fr := chargedBehindItsBack(t, Options{})
+	if _, err := c.reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if fr.agg.failures() != 1 || fr.FirstFailure <= 0 {
@@ -35,22 +33,19 @@ func TestReconcile_LateFailureIsTheFamilysFirstFailure(t *testing.T) {
 
 // TestWatchLate_FailsWhenTheChargeHappens: the same late double charge
 // is a failure of its family while the run goes on, as soon as the
-// ledger feed delivers it (sweeper-recharges' outbox charges seconds
-// after its wave was judged: found only at the run's end, its first
-// failure was as late as the budget), and the end-of-run reconciliation
-// does not count it again.
+// ledger feed delivers it, not only at the run's end, and the end-of-run
+// reconciliation does not count it again.
 func TestWatchLate_FailsWhenTheChargeHappens(t *testing.T) {
-	ctx, r, fr := chargedBehindItsBack(t)
 	seen := make(chan Progress, 1)
-	stop := watchLate(ctx, r, []families.Family{{Name: "key-reuse"}}, []*aggregate{fr.agg}, time.Now().Add(time.Minute),
-		Options{Progress: func(p Progress) {
-			if p.Violations > 0 {
-				select {
-				case seen <- p:
-				default:
-				}
+	ctx, c, fr := chargedBehindItsBack(t, Options{Progress: func(p Progress) {
+		if p.Violations > 0 {
+			select {
+			case seen <- p:
+			default:
 			}
-		}})
+		}
+	}})
+	stop := c.watchLate(ctx)
 	select {
 	case p := <-seen:
 		if p.Family != "key-reuse" || p.Examples != 2 || p.Elapsed <= 0 {
@@ -60,7 +55,7 @@ func TestWatchLate_FailsWhenTheChargeHappens(t *testing.T) {
 		t.Fatal("the late double charge never failed while the run went on")
 	}
 	stop()
-	rc, err := reconcile(ctx, r, []*familyRun{fr})
+	rc, err := c.reconcile(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +68,14 @@ func TestWatchLate_FailsWhenTheChargeHappens(t *testing.T) {
 // chargedBehindItsBack plays one key-reuse example (one charge), judges
 // it into a family, and then charges its order again on another key, as
 // a sweeper or an outbox would after the example was judged.
-func chargedBehindItsBack(t *testing.T) (context.Context, *runner.Runner, *familyRun) {
+func chargedBehindItsBack(t *testing.T, opts Options) (context.Context, *certification, *familyRun) {
 	t.Helper()
 	tg := harnesstest.Target(t, false, nil)
 	env, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
-	r := &runner.Runner{Env: env, Target: tg, RunID: "late"}
+	opts.Families, opts.Budget = families.MustSelect("key-reuse"), time.Minute
+	opts.defaults()
+	c := newCertification(tg, env, &reports.Report{}, time.Now(), opts)
+	r, fr := c.runner, c.families[0]
 	t.Cleanup(r.Close)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	t.Cleanup(cancel)
@@ -86,7 +84,6 @@ func chargedBehindItsBack(t *testing.T) (context.Context, *runner.Runner, *famil
 	if err != nil || len(h.Charges) != 1 {
 		t.Fatalf("run: %v, charges %+v", err, h.Charges)
 	}
-	fr := &familyRun{agg: &aggregate{start: time.Now()}, FamilyResult: reports.FamilyResult{Name: "key-reuse"}}
 	if fr.agg.add(search.Example{Scenario: sc, History: h, Result: checker.Check(h)}); fr.agg.failures() != 0 {
 		t.Fatalf("the example failed before the late charge: %+v", fr.agg.result())
 	}
@@ -100,5 +97,5 @@ func chargedBehindItsBack(t *testing.T) (context.Context, *runner.Runner, *famil
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	return ctx, r, fr
+	return ctx, c, fr
 }

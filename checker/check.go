@@ -151,3 +151,12 @@ func notes(parts ...string) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// Undecided is the result of a family that could not be judged at all
+// (its examples do not fit the budget): check id UNKNOWN at level, with
+// the catalog's name and the note saying why. UNKNOWN is never a pass.
+func Undecided(id, level, note string) Result {
+	c := newCheck(id)
+	c.Level, c.Verdict, c.Note = level, Unknown, note
+	return Result{Verdict: Unknown, Level: "L0", Checks: []CheckResult{c}}
+}

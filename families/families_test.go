@@ -243,7 +243,7 @@ func TestCrashWindow_RefusedWhenRecoveryOutlastsPromise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = families.CheckFamilies(tg, []string{"concurrent-duplicates", "crash-window"})
+	err = families.CheckFamilies(tg, families.MustSelect("concurrent-duplicates", "crash-window"))
 	if err == nil || !errors.Is(err, target.ErrInvalid) {
 		t.Fatalf("err = %v, want a refusal wrapping target.ErrInvalid", err)
 	}
@@ -252,7 +252,7 @@ func TestCrashWindow_RefusedWhenRecoveryOutlastsPromise(t *testing.T) {
 			t.Errorf("err = %q, want it to contain %q", err, want)
 		}
 	}
-	if err := families.CheckFamilies(tg, []string{"concurrent-duplicates", "mixed"}); err != nil {
+	if err := families.CheckFamilies(tg, families.MustSelect("concurrent-duplicates", "mixed")); err != nil {
 		t.Errorf("a family that does not need the promise refused the target: %v", err)
 	}
 	mixed, _ := families.FamilyByName("mixed")
@@ -268,7 +268,7 @@ func TestCrashWindow_ShippedTargetsFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := families.CheckFamilies(tg, families.FamilyNames()); err != nil {
+	if err := families.CheckFamilies(tg, families.Families); err != nil {
 		t.Errorf("examples/reference.yaml: %v", err)
 	}
 }

@@ -37,6 +37,10 @@ type Family struct {
 	// Limit names the policy value that sets how long one example takes,
 	// for the advice given when a family cannot fit its budget.
 	Limit func(tg *target.Target) string
+	// Decides is the check this family's examples decide last, reported
+	// UNKNOWN when the family cannot run at all; "" means M6
+	// (convergence). See DecidedBy.
+	Decides string
 	// Rank orders the table (reports list families in this order).
 	Rank int
 	// Composite says the family draws its examples from the others (the
@@ -52,6 +56,9 @@ func (f Family) LimitOf(tg *target.Target) string {
 	}
 	return f.Limit(tg)
 }
+
+// DecidedBy is the check reported UNKNOWN when f cannot run at all.
+func (f Family) DecidedBy() string { return cmp.Or(f.Decides, "M6") }
 
 // ExampleTime is how long one example of f needs at least against tg.
 func (f Family) ExampleTime(tg *target.Target) time.Duration {
@@ -84,26 +91,65 @@ func FamilyByName(name string) (Family, error) {
 }
 
 // FamilyNames lists the families' names in table order.
-func FamilyNames() []string {
-	var names []string
-	for _, f := range Families {
-		names = append(names, f.Name)
+func FamilyNames() []string { return Names(Families) }
+
+// Select resolves family names once, in the order given, for a
+// certification; an unknown name is an error naming the known ones.
+func Select(names ...string) ([]Family, error) {
+	var out []Family
+	for _, n := range names {
+		f, err := FamilyByName(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
 	}
-	return names
+	return out, nil
 }
 
-// CheckFamilies refuses a target that one of the named families cannot
-// probe meaningfully (Family.Fits), located in the target's file
-// (file:line: field: what to change) and wrapping target.ErrInvalid, so
-// the CLI exits 2 before anything starts. Only the chosen families are
-// asked: a target whose recovery window outlasts its promise can still be
-// certified for everything but crash-window (and mixed leaves crash-window
-// out for it).
-func CheckFamilies(tg *target.Target, families []string) error {
-	for _, name := range families {
-		f, err := FamilyByName(name)
-		if err != nil || f.Fits == nil {
-			continue // unknown names are refused where they are parsed
+// MustSelect is Select for names known to exist (built-in tables,
+// tests); it panics on an unknown name.
+func MustSelect(names ...string) []Family {
+	out, err := Select(names...)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// Default is what a certification runs when no family is named: every
+// family but the composite ones (mixed draws from the others, so it adds
+// time, not coverage).
+func Default() []Family {
+	var out []Family
+	for _, f := range Families {
+		if !f.Composite {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Names lists fams' names.
+func Names(fams []Family) []string {
+	var out []string
+	for _, f := range fams {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// CheckFamilies refuses a target that one of the families cannot probe
+// meaningfully (Family.Fits), located in the target's file (file:line:
+// field: what to change) and wrapping target.ErrInvalid, so the CLI
+// exits 2 before anything starts. Only the chosen families are asked: a
+// target whose recovery window outlasts its promise can still be
+// certified for everything but crash-window (and mixed leaves
+// crash-window out for it).
+func CheckFamilies(tg *target.Target, fams []Family) error {
+	for _, f := range fams {
+		if f.Fits == nil {
+			continue
 		}
 		if err := f.Fits(tg); err != nil {
 			return tg.Refuse(err)

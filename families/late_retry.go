@@ -73,7 +73,7 @@ func lateRetryTime(tg *target.Target) time.Duration {
 func init() {
 	register(Family{Name: "late-retry", Level: "L5", Rank: 40, Gen: genLateRetry,
 		Doc:     "retries inside the TTL and spread across (TTL, retry window], up to just inside its end; some payments declined",
-		MinTime: lateRetryTime, Waits: true,
+		MinTime: lateRetryTime, Waits: true, Decides: "E2",
 		Limit: func(tg *target.Target) string {
 			return "policy.ttl = " + tg.Policy.TTL.String() + ", policy.retry_window = " + tg.Policy.RetryWindow.String()
 		}})

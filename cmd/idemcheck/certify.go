@@ -98,41 +98,42 @@ func runFamily(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return usageErr("run: expected a family name first, one of %s", strings.Join(families.FamilyNames(), ", "))
 	}
-	if _, err := families.FamilyByName(args[0]); err != nil {
+	fams, err := families.Select(args[0])
+	if err != nil {
 		return usageErr("run: %v", err)
 	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	return certifyTarget(ctx, f, []string{args[0]}, stdout, stderr)
+	return certifyTarget(ctx, f, fams, stdout, stderr)
 }
 
-// selectFamilies resolves --families and --level.
-func selectFamilies(list, level string) ([]string, error) {
-	var names []string
+// selectFamilies resolves --families and --level, once: the families
+// chosen are handed on as they are, never looked up by name again.
+func selectFamilies(list, level string) ([]families.Family, error) {
+	var fams []families.Family
 	if list != "" {
 		for _, n := range strings.Split(list, ",") {
-			n = strings.TrimSpace(n)
-			if _, err := families.FamilyByName(n); err != nil {
+			f, err := families.Select(strings.TrimSpace(n))
+			if err != nil {
 				return nil, usageErr("--families: %v", err)
 			}
-			names = append(names, n)
+			fams = append(fams, f...)
 		}
 	}
 	if level == "" {
-		return names, nil
+		return fams, nil
 	}
 	if len(level) != 2 || level[0] != 'L' || level[1] < '1' || level[1] > '5' {
 		return nil, usageErr("--level: expected L1 to L5, got %q", level)
 	}
-	if len(names) == 0 {
-		names = certify.DefaultFamilies()
+	if len(fams) == 0 {
+		fams = families.Default()
 	}
-	var kept []string
-	for _, n := range names {
-		fam, _ := families.FamilyByName(n)
-		if fam.Level <= level {
-			kept = append(kept, n)
+	var kept []families.Family
+	for _, f := range fams {
+		if f.Level <= level {
+			kept = append(kept, f)
 		}
 	}
 	return kept, nil
@@ -151,7 +152,7 @@ func parseShard(s string) (k, n int, err error) {
 	return k, n, nil
 }
 
-func certifyTarget(ctx context.Context, f certifyFlags, fams []string, stdout, stderr io.Writer) error {
+func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, stdout, stderr io.Writer) error {
 	k, n, err := parseShard(f.shard)
 	if err != nil {
 		return err

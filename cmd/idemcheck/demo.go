@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/builtin"
 	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -64,9 +65,9 @@ func demoOne(ctx context.Context, name string, budget time.Duration, seed uint64
 		return "", false, err
 	}
 	m, _ := builtin.Lookup(name)
-	var fams []string
+	var fams []families.Family
 	if m.Family != "" {
-		fams = []string{m.Family}
+		fams = families.MustSelect(m.Family)
 	}
 	progress := newProgress(stderr, false)
 	rep, runErr := certify.Run(ctx, tg, certify.Options{Families: fams, Seed: seed, Budget: budget, ReportDir: dir, Progress: progress.update, LogDir: filepath.Join(dir, reports.LogsDir)})

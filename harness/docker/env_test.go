@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/builtin"
 	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/docker"
 	"github.com/idemcheck/idemcheck/reports"
@@ -86,16 +87,16 @@ func leftovers(t *testing.T, runID string) []string {
 	return out
 }
 
-func certifyInDocker(t *testing.T, tg *target.Target, families ...string) *reports.Report {
+func certifyInDocker(t *testing.T, tg *target.Target, names ...string) *reports.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
-	rep, err := certify.Run(ctx, tg, certify.Options{Families: families, Seed: 7, Budget: 35 * time.Second, Launch: docker.Launch})
+	rep, err := certify.Run(ctx, tg, certify.Options{Families: families.MustSelect(names...), Seed: 7, Budget: 35 * time.Second, Launch: docker.Launch})
 	if err != nil {
 		t.Fatalf("certify %s in docker: %v", tg.Name, err)
 	}
-	t.Logf("certify %s %v in docker: verdict %s level %s in %s", tg.Name, families, rep.Verdict, rep.Level, time.Since(start).Round(time.Millisecond))
+	t.Logf("certify %s %v in docker: verdict %s level %s in %s", tg.Name, names, rep.Verdict, rep.Level, time.Since(start).Round(time.Millisecond))
 	if l := leftovers(t, ""); len(l) > 0 {
 		t.Errorf("left behind after certify: %v", l)
 	}

@@ -99,7 +99,7 @@ var _ = func() bool {
 				// a crash wave or a late-retry example waits out the
 				// target's recovery window or retry window.
 				b := max(budget, fam.ExampleTime(suite.target)+5*time.Second)
-				rep, err := certify.Run(ctx, suite.target, certify.Options{Families: []string{fam.Name}, Budget: b, Env: suite.env, Seed: seed()})
+				rep, err := certify.Run(ctx, suite.target, certify.Options{Families: []families.Family{fam}, Budget: b, Env: suite.env, Seed: seed()})
 				Expect(err).NotTo(HaveOccurred())
 				for _, c := range rep.Checks {
 					Expect(c.Verdict).NotTo(Equal("FAILED"), "%s %s: %s", c.ID, c.Name, c.Note)

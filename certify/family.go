@@ -1,0 +1,159 @@
+package certify
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/families"
+	"github.com/idemcheck/idemcheck/reports"
+	"github.com/idemcheck/idemcheck/search"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// familyRun is the one record of a family in a certification, made
+// before it starts: the family, every example's judgement (agg), and its
+// outcome with its counterexample and the failing examples whose
+// violations the report shows.
+type familyRun struct {
+	reports.FamilyResult
+	fam   families.Family
+	index int // the family's place in the run: its seeds' offset
+	agg   *aggregate
+	fail  *search.Example
+	res   *checker.Result // fixed result (a family that could not run)
+}
+
+// result merges every example's judgement, re-judged ones included.
+func (fr *familyRun) result() checker.Result {
+	if fr.res != nil {
+		return *fr.res
+	}
+	res := fr.agg.result()
+	if fr.Verdict != string(checker.Unknown) {
+		fr.Verdict = string(res.Verdict)
+	}
+	return res
+}
+
+// DefaultParallel is how many examples of one family are in flight at
+// once. Measured on 2 cores against the reference: more adds
+// CPU contention without more examples; families whose examples mostly
+// wait get waitersPerWorker times as many.
+const DefaultParallel = 4
+
+const waitersPerWorker = 8
+
+// runFamily explores fr's family until the deadline or a failure and
+// fills fr with the outcome: a failing example re-played alone and shrunk
+// (or a late failure the ledger found), and UNKNOWN when the family could
+// not run or an example could not be played to its end.
+func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
+	fam, agg, opts, deadline := fr.fam, fr.agg, c.opts, c.deadline
+	if need := fam.ExampleTime(c.tg); time.Now().Add(need).After(deadline) {
+		fr.tooLong(c.tg, need, c.setup, opts.Budget)
+		return
+	}
+	start := agg.start
+	budget := deadline.Sub(start)
+	prop := &search.Property{Runner: c.runner, Family: fam, Replicas: c.runner.Env.Replicas(), Ctx: ctx, OnExample: func(ex search.Example) {
+		n, v := agg.add(ex)
+		if opts.Progress != nil {
+			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget})
+		}
+	}}
+	shrink := opts.ShrinkBudget
+	if shrink <= 0 {
+		shrink = min(max(time.Until(deadline), 3*time.Second), 20*time.Second)
+	}
+	seed := opts.Seed + uint64(fr.index)<<32 + uint64(opts.ShardIndex-1)
+	workers := cmp.Or(opts.Parallel, DefaultParallel)
+	if fam.Waits {
+		workers *= waitersPerWorker
+	}
+	if fam.Workers > 0 {
+		workers = min(workers, fam.Workers)
+	}
+	seeds, failSeed, confirmed, err := search.Explore(ctx, prop, seed, uint64(opts.ShardCount), workers, deadline, shrink)
+	fr.Verdict = string(agg.result().Verdict)
+	fr.Scenarios, fr.Seeds, fr.FailSeed = agg.count(), seeds, failSeed
+	fr.Duration, fr.FirstFailure = reports.Duration(time.Since(start)), reports.Duration(agg.firstFailure())
+	if err != nil {
+		fr.Verdict = string(checker.Unknown)
+	}
+	if ex := prop.LastFailure(); ex != nil {
+		if solo := playSolo(prop, ex); solo != nil {
+			ex = solo
+		}
+		fr.setFailure(ex)
+		if !confirmed {
+			fr.Note = "the failure did not reproduce when its example was re-played alone: it needed the examples it ran with (the counterexample is the example as found)"
+		}
+	} else if late := agg.lateFailure(); late != nil {
+		fr.setFailure(late) // found by watchLate: nothing the client sent made that charge, so it is not shrunk
+	}
+	if err := agg.unplayed(); err != nil && fr.Note == "" {
+		fr.Note = "an example could not be played to its end, so its evidence is incomplete: " + err.Error()
+	}
+	if opts.Progress != nil {
+		agg.progress(true, func(n, v int) {
+			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget, Done: true})
+		})
+	}
+}
+
+// playSolo re-plays a failing crash wave with only the payments that
+// failed (families.Solo) and returns that smaller example if it fails
+// too; a wave whose failure needs its other payments stays as it is.
+func playSolo(prop *search.Property, ex *search.Example) *search.Example {
+	var orders []string
+	for _, c := range ex.Result.Checks {
+		if c.Verdict != checker.Failed {
+			continue
+		}
+		for _, v := range c.Violations {
+			if i := strings.LastIndexByte(v.Order, '_'); i >= 0 {
+				orders = append(orders, v.Order[i+1:])
+			}
+		}
+	}
+	sc, ok := families.Solo(ex.Scenario, orders)
+	if !ok || len(sc.Wave) == len(ex.Scenario.Wave) {
+		return nil
+	}
+	solo, played := prop.Judge(sc)
+	if !played || !solo.Failed() {
+		return nil
+	}
+	return &solo
+}
+
+func (fr *familyRun) setFailure(ex *search.Example) {
+	fr.fail = ex
+	fr.ShrunkRequests, fr.ShrunkFaults = ex.Scenario.Requests(), ex.Scenario.Faults()
+	fr.Steps = fr.Steps[:0]
+	for _, s := range ex.Scenario.Steps {
+		fr.Steps = append(fr.Steps, s.String())
+	}
+}
+
+// tooLong makes the result of a family whose single example would not
+// fit in the budget: UNKNOWN on the check the family decides, naming the
+// policy value that limits and the budget that would fit (set-up as
+// measured, the example, and a margin), never a PASS.
+func (fr *familyRun) tooLong(tg *target.Target, need, setup, budget time.Duration) {
+	fam := fr.fam
+	fit := (setup + need + fitMargin).Round(time.Second) + time.Second
+	note := fmt.Sprintf("not run: one %s example needs %s (%s) but the budget of %s leaves %s after set-up (%s); --budget %s fits",
+		fam.Name, need.Round(10*time.Millisecond), fam.LimitOf(tg), budget, (budget - setup).Round(10*time.Millisecond), setup.Round(10*time.Millisecond), fit)
+	res := checker.Undecided(fam.DecidedBy(), fam.Level, note)
+	fr.res = &res
+	fr.Verdict, fr.Note = string(checker.Unknown), note
+}
+
+// fitMargin is what a suggested budget adds to set-up and one example:
+// room for the accounting at the end and a slower set-up.
+const fitMargin = 5 * time.Second

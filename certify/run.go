@@ -1,0 +1,192 @@
+// Package certify runs the conformance families against a target and
+// turns what they found into a report. It is the one implementation behind
+// `idemcheck certify`, `idemcheck run`, the ginkgo conformance suite and
+// the zoo's self-validation test.
+package certify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/families"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/harness/process"
+	"github.com/idemcheck/idemcheck/reports"
+	"github.com/idemcheck/idemcheck/runner"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// ErrEnvironment wraps every failure to set up the environment (the SUT
+// would not start, PostgreSQL is missing): exit code 3, verdict unknown.
+var ErrEnvironment = errors.New("environment could not be set up")
+
+// Options are a certification run's knobs. A run is a function of
+// (target, Families, Seed, Budget, Shard).
+type Options struct {
+	Families     []families.Family // resolved once (families.Select); default families.Default()
+	Seed         uint64            // default 1
+	Budget       time.Duration     // wall time, set-up included; the families run at the same time; default 60s
+	ShrinkBudget time.Duration     // per failing family; default the time left, at least 3s, at most 20s
+	Parallel     int               // examples in flight per family (DefaultParallel); families that mostly wait get more
+	Replicas     int               // override the target's replica count
+	Strict       bool              // NON-STRICT counts as a failure
+	ShardIndex   int               // 1-based; with ShardCount, seeds are split across runners
+	ShardCount   int
+	ReportDir    string // where incident files of counterexamples go ("" = none written)
+	DatabaseURL  string
+	Log          *slog.Logger
+	Progress     func(Progress) // called for one example at a time, from any goroutine
+	Env          harness.Env    // reuse a running environment instead of starting one
+	// Launch starts the environment; default process.Launch. Container
+	// mode passes docker.Launch, and Mode says which ("process" or "docker").
+	Launch harness.Launcher
+	Mode   string
+	// LogDir keeps the replicas' and the environment's logs (replicaN.log,
+	// toxiproxy.log) after the run, so errors can name a file that still
+	// exists; "" = a temporary folder, removed at the end.
+	LogDir string
+}
+
+// Progress is reported after every example, for progress bars.
+type Progress struct {
+	Family     string
+	Examples   int
+	Violations int
+	Elapsed    time.Duration
+	Budget     time.Duration
+	Done       bool
+}
+
+func (o *Options) defaults() {
+	if len(o.Families) == 0 {
+		o.Families = families.Default()
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Budget <= 0 {
+		o.Budget = 60 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.ShardCount <= 0 {
+		o.ShardIndex, o.ShardCount = 1, 1
+	}
+	if p := o.Progress; p != nil {
+		// Families and examples run at once; the callback sees one
+		// report at a time.
+		var mu sync.Mutex
+		o.Progress = func(pr Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			p(pr)
+		}
+	}
+}
+
+// Run certifies tg. It always returns a report, also on error and on
+// interruption (ctx cancelled): Complete says whether the run finished.
+func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Report, err error) {
+	opts.defaults()
+	rep = newReport(tg, opts)
+	start := time.Now()
+	defer func() { finish(rep, start, ctx, err) }()
+	env, closeEnv, err := environment(ctx, tg, opts)
+	if err != nil {
+		return rep, err
+	}
+	defer closeEnv()
+	c := newCertification(tg, env, rep, start, opts)
+	defer c.runner.Close()
+	// The families run at the same time, each until the budget is spent:
+	// a family that waits (TTLs, recovery windows) is not starved by a
+	// slice of the budget, and its waits overlap the others' work.
+	stopWatch := c.watchLate(ctx)
+	var wg sync.WaitGroup
+	for _, fr := range c.families {
+		wg.Go(func() { c.runFamily(ctx, fr) })
+	}
+	wg.Wait()
+	stopWatch()
+	acct, err := c.account(ctx)
+	if err != nil {
+		return rep, err
+	}
+	c.report(acct)
+	return rep, nil
+}
+
+// certification is one run's state, owned here: the runner, one record
+// per family (built once, in table order, found by name only for a late
+// charge, whose history names its family), and the report they fill.
+type certification struct {
+	tg       *target.Target
+	opts     Options
+	rep      *reports.Report
+	runner   *runner.Runner
+	families []*familyRun
+	byName   map[string]*familyRun
+	setup    time.Duration // environment start-up, part of the budget
+	deadline time.Time
+}
+
+func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, start time.Time, opts Options) *certification {
+	c := &certification{tg: tg, opts: opts, rep: rep, byName: map[string]*familyRun{},
+		runner:   &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.DoubleCharged, Gate: runner.NewGate()},
+		setup:    time.Since(start),
+		deadline: start.Add(opts.Budget)}
+	for i, fam := range opts.Families {
+		fr := &familyRun{fam: fam, index: i, agg: &aggregate{start: time.Now()}, FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level}}
+		c.families = append(c.families, fr)
+		c.byName[fam.Name] = fr
+	}
+	return c
+}
+
+// report writes every family's result, its incident file and the run's
+// accounting into the report, and grants the level.
+func (c *certification) report(acct checker.Result) {
+	results := []checker.Result{acct}
+	for _, fr := range c.families {
+		if err := writeIncident(c.opts.ReportDir, c.rep, fr); err != nil {
+			c.opts.Log.Warn("incident file not written", "family", fr.Name, "err", err)
+		}
+		res := fr.result()
+		c.rep.Families = append(c.rep.Families, fr.FamilyResult)
+		addFamily(c.rep, fr, res)
+		results = append(results, res)
+	}
+	addAccounting(c.rep, acct)
+	merged := checker.Merge(results...)
+	c.rep.Level, c.rep.LevelNote, c.rep.Coverage = merged.Level, merged.LevelNote, merged.Coverage
+}
+
+func environment(ctx context.Context, tg *target.Target, opts Options) (harness.Env, func(), error) {
+	if opts.Env != nil {
+		return opts.Env, func() {}, nil
+	}
+	launch := opts.Launch
+	if launch == nil {
+		launch = process.Launch
+	}
+	env, err := launch(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas, WorkDir: opts.LogDir,
+		Gateway: GatewayConfig(tg)})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
+	}
+	return env, func() { env.Close() }, nil
+}
+
+func runID() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
