@@ -47,7 +47,7 @@ func member(t *testing.T, name, dir string) *target.Target {
 	return tg
 }
 
-// e2eScenario is issue 4's acceptance run in one timeline: concurrent
+// e2eScenario is the end-to-end acceptance run in one timeline: concurrent
 // duplicates split across both replicas, a reset on the replica→gateway
 // link under a request, and a SIGKILL inside charge-then-hang followed by
 // retries after the recovery window.

@@ -58,8 +58,7 @@ func genConcurrent(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenar
 // drawLatency draws the gateway's latency for concurrent duplicates
 // across the whole range a duplicate may be held, (0, max_wait], and
 // beyond it: a server that gives up waiting early and charges itself is
-// caught only when the owner's gateway call outlasts that wait (issue 11,
-// item 15). Drawn in steps of a twentieth of max_wait, from 1/20 to
+// caught only when the owner's gateway call outlasts that wait. Drawn in steps of a twentieth of max_wait, from 1/20 to
 // 30/20, so shrinking moves toward the short latencies.
 func drawLatency(t *rapid.T, maxWait time.Duration) time.Duration {
 	twentieths := rapid.IntRange(1, latencySteps).Draw(t, "gateway_latency_twentieths_of_max_wait")

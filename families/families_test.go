@@ -14,7 +14,7 @@ import (
 )
 
 // testTarget is a built-in-like target in test mode: a 1s TTL promising
-// a 30× retry window, the case of issue 11 item 3.
+// a 30× retry window.
 func testTarget(t *testing.T, pol target.Policy) *target.Target {
 	t.Helper()
 	tg := &target.Target{Name: "t", Start: target.Start{Command: "./srv"}, Policy: pol}
@@ -47,8 +47,9 @@ func retryTimes(sc scenarios.Scenario, ttl time.Duration) []time.Duration {
 	return at
 }
 
-// Issue 11 item 3: a server keeping keys for 3× its TTL while promising
-// 30× certified L5 because probes stopped at 2.5× the TTL.
+// TestLateRetry_ProbesSpreadAcrossRetryWindow: probes reach across the
+// whole retry window, up to just inside its end, so a server keeping keys
+// for 3× its TTL while promising 30× is probed past 3×.
 func TestLateRetry_ProbesSpreadAcrossRetryWindow(t *testing.T) {
 	tg := testTarget(t, wideWindow)
 	pol := tg.Policy
@@ -103,7 +104,7 @@ func TestLateRetry_NoLateProbeWithoutWindow(t *testing.T) {
 	})
 }
 
-// Issue 11 item 7: a payment's requests use one key form.
+// TestProtocol_OnePaymentOneKeyForm: a payment's requests use one key form.
 func TestProtocol_OnePaymentOneKeyForm(t *testing.T) {
 	tg := testTarget(t, wideWindow)
 	quoted := 0
@@ -127,8 +128,8 @@ func TestProtocol_OnePaymentOneKeyForm(t *testing.T) {
 	}
 }
 
-// Issue 11 item 15: latencies across the whole range up to and beyond
-// max_wait.
+// TestConcurrent_LatencyBeyondMaxWait: latencies across the whole range
+// up to and beyond max_wait.
 func TestConcurrent_LatencyBeyondMaxWait(t *testing.T) {
 	tg := testTarget(t, wideWindow)
 	short, long := 0, 0
@@ -157,7 +158,7 @@ func TestConcurrent_LatencyBeyondMaxWait(t *testing.T) {
 	}
 }
 
-// Issue 11 item 6: generators draw declines: a first answer that is a
+// TestFamilies_DrawDeclines: generators draw declines: a first answer that is a
 // decline, retries after it, concurrent duplicates of a declined payment
 // and a mutated body after a decline.
 func TestFamilies_DrawDeclines(t *testing.T) {
@@ -235,7 +236,8 @@ func TestFamilies_DrawDeclines(t *testing.T) {
 	}
 }
 
-// Issue 11 item 4: a crash-window retry must land inside the promise; a
+// TestCrashWindow_RefusedWhenRecoveryOutlastsPromise: a crash-window
+// retry must land inside the promise; a
 // target whose recovery window cannot fit is refused for that family,
 // with file:line and what to change, and only for it.
 func TestCrashWindow_RefusedWhenRecoveryOutlastsPromise(t *testing.T) {

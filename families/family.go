@@ -16,7 +16,7 @@ import (
 // Family is a named generator of scenarios: a property-based test family.
 type Family struct {
 	Name  string
-	Level string // the certification level it exercises (DESIGN.md §5)
+	Level string // the certification level it exercises (docs/protocol.md §7)
 	Doc   string
 	// Gen draws one scenario. Every Draw is labelled, so a shrunk
 	// counterexample reads as the choices that matter.

@@ -30,7 +30,7 @@ func windowsOf(p target.Policy) probeWindows {
 // TTL since the first request, ascending: one inside the TTL, then up to
 // two spread across (TTL, retry window] and always one just inside the
 // window's end, where a server that keeps keys for a few TTLs while
-// promising many is caught (issue 11, item 3). No probe falls in the
+// promising many is caught. No probe falls in the
 // band around the TTL or the window's end, where the checker can only
 // say UNKNOWN.
 func drawProbes(t *rapid.T, p target.Policy) []float64 {

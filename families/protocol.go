@@ -24,7 +24,7 @@ func genProtocol(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario
 	// server that parses sf-strings and a different one to a server that
 	// treats the header as opaque (as Stripe does); both are legitimate,
 	// so a payment never mixes forms and the quoted one is graded on its
-	// own keys, under R1 only (issue 11, item 7).
+	// own keys, under R1 only.
 	form = rapid.SampledFrom([]string{"", "quoted"}).Draw(t, "payment_key_form")
 	retries := rapid.IntRange(1, 3).Draw(t, "sequential_retries")
 	for i := 0; i < retries; i++ {

@@ -26,7 +26,7 @@ import (
 
 // Runner plays scenarios against one environment. Each Run uses fresh
 // keys and orders, so nothing is reset between examples; only what a
-// fault broke is repaired (DESIGN: one environment serves many examples).
+// fault broke is repaired: one environment serves many examples.
 // One ledger feed follows the gateway for the Runner's whole life:
 // examples read their charges from it after a barrier, and Reconcile
 // holds the gateway's full ledger against every example. Close it.
@@ -501,9 +501,9 @@ func (p *execution) release(ctx context.Context, sym string) error {
 
 // releaseOwnHolds releases the holds on this example's orders, and only
 // those: families play at once on one gateway, and releasing every hold
-// let one example's cleanup answer another's crash wave mid-strike (its
-// own release then found "unknown hold" and the wave ended UNKNOWN:
-// container-mode seeds 13 and 17).
+// would let one example's cleanup answer another's crash wave mid-strike
+// (whose own release then finds "unknown hold", and the wave ends
+// UNKNOWN).
 func (p *execution) releaseOwnHolds(ctx context.Context) error {
 	gw := p.r.Env.GatewayController()
 	holds, err := gw.Holds(ctx)

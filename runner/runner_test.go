@@ -40,8 +40,8 @@ func purposes(h *history.History) []string {
 
 // TestRun_LateRetryStopsAtTheFirstDoubleCharge: a late-retry example whose
 // first probe past the TTL already charged twice does not wait out its
-// later probes (issue 12: short-expiry was judged only after its last
-// probe, 20s in); one that holds plays every probe.
+// later probes, so the failure is reported when it happens; one that
+// holds plays every probe.
 func TestRun_LateRetryStopsAtTheFirstDoubleCharge(t *testing.T) {
 	pol := target.Policy{TTL: 200 * time.Millisecond, RetryWindow: 3 * time.Second}
 	sc := scenarios.Scenario{Name: "late", Family: "late-retry", Steps: []scenarios.Step{
@@ -79,10 +79,9 @@ func TestRun_LateRetryStopsAtTheFirstDoubleCharge(t *testing.T) {
 
 // TestRun_ConvergingSendRetriesToOneDeadline: a converging send sent after
 // the recovery window retries until the window's start plus the window
-// and the slack, not a window later (issue 12: the deadline counted from
-// the send, after the window had been waited out), and the example's
-// final convergence does not give its key a deadline of its own again
-// (no-recovery's waves took a minute more, key after key).
+// and the slack, not a window later (not from the send, after the window
+// had been waited out), and the example's final convergence does not
+// give its key a deadline of its own again.
 func TestRun_ConvergingSendRetriesToOneDeadline(t *testing.T) {
 	r := runnerOn(t, target.Policy{TTL: time.Hour, RecoveryWindow: time.Second, MaxWait: time.Second}, true)
 	pol := r.Target.Policy // as prepared: its slack is the runner's
