@@ -25,7 +25,8 @@ func TestConformance(t *testing.T) {
 	RunSpecs(t, "idemcheck conformance")
 }
 
-// suite is the one environment every family shares (examples use fresh tenants, keys and orders, so nothing is reset between them).
+// suite is the one environment every family shares: examples use fresh
+// tenants, keys and orders, so nothing is reset between them.
 var suite struct {
 	target *target.Target
 	env    harness.Env
