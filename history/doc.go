@@ -18,9 +18,13 @@
 //     point the fault belongs to (checker.CrashPoints): set it on every
 //     fault a crash point injects (the hang and the kill of kill-in-hang,
 //     the pause of pause-in-hang, the kill of kill-after-response).
+//     Class is what the fault can do to a payment (Crash, Slows, Business,
+//     Disturbs), declared by its fault kind; ClassOf reads it, and for a
+//     fault recorded without one, the class its name had (legacy.go, the
+//     only place that classes faults by name).
 //   - Charge: one gateway ledger entry, the ground truth for money.
 //   - Optional fields, all absent from older version 1 documents and read
-//     as zero: Fault.Fired, History.OtherOrders (orders other examples
+//     as zero: Fault.Fired, Fault.Class, History.OtherOrders (orders other examples
 //     sharing the environment sent, so accounting can tell their charges
 //     from money nobody asked for), History.ClockOffset (measured ledger
 //     clock minus recorder clock).
