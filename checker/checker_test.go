@@ -533,3 +533,29 @@ func TestM6_ForeignFaultsCountForQuietNotCoverage(t *testing.T) {
 		t.Errorf("crash faults %d, faults %d: want the example's own kill only", r.Coverage.CrashFaults, r.Coverage.Faults)
 	}
 }
+
+// TestFaultClass_JudgedByClassNotName: the checker reads a fault's
+// recorded class; the name only matters for a fault recorded without one
+// (history.Fault.ClassOf). A kind it has never heard of, recorded as a
+// crash, is a crash; a "kill" recorded as slowing is not.
+func TestFaultClass_JudgedByClassNotName(t *testing.T) {
+	cases := []struct {
+		name        string
+		class       history.Class
+		crashFaults int
+	}{
+		{"gateway:charge_then_vanish", history.Crash, 1},
+		{"gateway:charge_then_vanish", "", 0},
+		{"kill", "", 1},
+		{"kill", history.Slows, 0},
+	}
+	for _, tc := range cases {
+		b := newBuilder()
+		b.fault(tc.name, 50*ms, 500*ms)
+		b.h.Faults[0].Fired, b.h.Faults[0].Class = 50*ms, tc.class
+		b.op("t", "k1", "ord", 0, 100*ms, 502, "")
+		if r := checker.Check(b.history()); r.Coverage.CrashFaults != tc.crashFaults {
+			t.Errorf("%s of class %q: %d crash faults, want %d", tc.name, tc.class, r.Coverage.CrashFaults, tc.crashFaults)
+		}
+	}
+}

@@ -27,23 +27,14 @@ var CrashPoints = []string{
 	"kill-after-response",  // SIGKILL right after the server answered
 }
 
-// crashClass reports whether a fault can leave money and the key's record
-// out of step: a process killed or restarted mid-request, or a gateway
-// that charged and did not say so. Only these, seen to fire, certify L4.
-func crashClass(name string) bool {
-	switch name {
-	case "kill", "kill_in_hang", "restart",
-		"gateway:charge_then_fail", "gateway:charge_then_drop", "gateway:charge_then_hang":
-		return true
-	}
-	return false
-}
-
-// crashes returns the crash-class faults of fs that fired.
+// crashes returns the crash-class faults of fs that fired: those that
+// can leave money and the key's record out of step (history.Crash: a
+// process killed or restarted mid-request, a gateway that charged and did
+// not say so). Only these certify L4.
 func crashes(fs []history.Fault) []history.Fault {
 	var out []history.Fault
 	for _, f := range fs {
-		if crashClass(f.Name) && f.HasFired() {
+		if f.ClassOf() == history.Crash && f.HasFired() {
 			out = append(out, f)
 		}
 	}
