@@ -559,3 +559,25 @@ func TestFaultClass_JudgedByClassNotName(t *testing.T) {
 		}
 	}
 }
+
+// TestCrashPoints_OneRowEach: every crash point the checker needs reached
+// has a row in history.CrashWave (its fault kind, its cost), and every row
+// is a point the checker asks for, once.
+func TestCrashPoints_OneRowEach(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range checker.CrashPoints {
+		row, ok := history.CrashPointNamed(p)
+		if !ok || row.Kind == "" || row.Cost <= 0 || seen[p] {
+			t.Errorf("crash point %q: row %+v (found %v, seen before %v)", p, row, ok, seen[p])
+		}
+		seen[p] = true
+	}
+	for _, row := range history.CrashWave {
+		if !seen[row.Name] {
+			t.Errorf("row %q is no crash point of the checker", row.Name)
+		}
+	}
+	if len(checker.CrashPoints) != len(history.CrashWave) {
+		t.Errorf("%d crash points, %d rows", len(checker.CrashPoints), len(history.CrashWave))
+	}
+}

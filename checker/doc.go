@@ -27,9 +27,10 @@
 //   - Coverage: what was exercised, summed by Coverage.Add (and Merge),
 //     including CrashFaults, CrashJudged and CrashPoints, the count per
 //     crash point.
-//   - CrashPoints: the nine crash points of the crash-window family, the
-//     one list of their names. A history marks the crash point a fault
-//     belongs to with Fault.Params[history.ParamCrashPoint].
+//   - CrashPoints: the names of the crash points of the crash-window
+//     family, read from history.CrashWave, the one table of them. A
+//     history marks the crash point a fault belongs to with
+//     Fault.Params[history.ParamCrashPoint].
 //
 // # Fault classes
 //

@@ -113,8 +113,8 @@ type Op struct {
 }
 
 // ParamCrashPoint is the Fault.Params key that names the crash point a
-// fault belongs to ("kill-in-hang", "charge-then-drop", ...; the names are
-// checker.CrashPoints). Every fault a crash-window example injects for its
+// fault belongs to ("kill-in-hang", "charge-then-drop", ...: a CrashWave
+// row's Name). Every fault a crash-window example injects for its
 // crash point carries it, the kill and the hang of kill-in-hang alike; the
 // checker counts the point as reached in a history when every fault
 // carrying it fired.
