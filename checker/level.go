@@ -15,8 +15,9 @@ type rung struct {
 	needs  func(Coverage) string // "" when satisfied, else what is missing
 }
 
-// ladder is DESIGN.md §5 as data. M5 (tenant isolation) is required at
-// every level, so it sits on the first rung that everything else stands on.
+// ladder is docs/protocol.md §7 (Levels and verdicts) as data. M5 (tenant
+// isolation) is required at every level, so it sits on the first rung
+// that everything else stands on.
 // M1 appears twice: L1 judges it over sequential retries, L2 over
 // concurrent duplicates; the check is the same, the traffic is not.
 var ladder = []rung{

@@ -87,7 +87,7 @@ func TestLoad_MissingFile(t *testing.T) {
 }
 
 // TestFieldPath: a bare name is the top-level field; a JSON pointer walks
-// into nested objects, with ~1 and ~0 escapes (issue 11 item 11).
+// into nested objects, with ~1 and ~0 escapes.
 func TestFieldPath(t *testing.T) {
 	for in, want := range map[string][]string{
 		"order_id": {"order_id"}, "/order_id": {"order_id"}, "/metadata/order_id": {"metadata", "order_id"},

@@ -9,10 +9,10 @@ import (
 
 // CrashWindowFits says whether a crash-window example's final retry (the
 // strikes of the longest wave, history.LongestWave, then the recovery
-// window) lands inside the promise, clear of its end's band. A retry past the promise opens a new epoch, where a
-// crash-induced second charge is outside every promise and proves
-// nothing, so a target that cannot fit is refused for that family with
-// what to change. Its error is a *yamlfile.FieldError on
+// window) lands inside the promise, clear of its end's band. A retry past
+// the promise opens a new epoch, where a crash-induced second charge is
+// outside every promise and proves nothing, so a target that cannot fit
+// is refused for that family with what to change. Its error is a *yamlfile.FieldError on
 // policy.recovery_window.
 func (t *Target) CrashWindowFits() error {
 	p := t.Policy
