@@ -203,11 +203,11 @@
 //	L5 expiry-safe       E1 E2
 //
 // M5 and A1 sit on L1 because tenant isolation and accounting are required
-// at every level. L4 needs a crash-class fault (class history.Crash:
-// kill, kill_in_hang, restart, gateway charge_then_fail, charge_then_drop,
-// charge_then_hang) with Fault.Fired set, an M6 judgement on a key such a fault struck
-// (Coverage.CrashJudged), and every one of CrashPoints reached (all faults
-// marked with it fired); a point never reached leaves L4 UNKNOWN and the
+// at every level. L4 needs a crash-class fault (class history.Crash, such
+// as kill, kill_in_hang, restart, gateway charge_then_fail,
+// charge_then_drop, charge_then_hang) with Fault.Fired set, an M6
+// judgement on a key such a fault struck (Coverage.CrashJudged), and
+// every one of CrashPoints reached (all faults marked with it fired); a point never reached leaves L4 UNKNOWN and the
 // LevelNote names it. Faults that were armed but never fired count for
 // nothing. Protocol checks (R1..R5) grade but never block a level. No
 // single family reaches L5; Merge the families of one target to certify it.

@@ -49,7 +49,7 @@ func needConcurrent(c Coverage) string {
 func needCrashes(c Coverage) string {
 	switch missing := missingCrashPoints(c); {
 	case c.CrashFaults == 0:
-		return "no crash-class fault (kill, kill_in_hang, restart, gateway charge_then_fail/drop/hang) seen to fire"
+		return "no crash-class fault (one that can leave money and the key's record out of step, such as kill, restart or gateway charge_then_hang) seen to fire"
 	case c.CrashJudged == 0:
 		return "M6 judged no key that a crash struck"
 	case len(missing) > 0:
