@@ -9,9 +9,10 @@ import (
 )
 
 // canonicalizer turns request bodies into their RFC 8785 form, the only
-// notion of payload equality the protocol has (DESIGN.md §2: key order,
-// whitespace and 100 vs 1e2 do not matter; strings compare exactly). Forms
-// are cached by exact bytes: a run sends the same bytes many times.
+// notion of payload equality the protocol has (docs/protocol.md §3: key
+// order, whitespace and 100 vs 1e2 do not matter; strings compare
+// exactly). Forms are cached by exact bytes: a run sends the same bytes
+// many times.
 type canonicalizer map[string]string
 
 // of returns op's canonical body. A body that is not JSON compares by its

@@ -262,7 +262,7 @@ func TestM1_LedgerRecordsSharingAnIDAreOneCharge(t *testing.T) {
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
 }
 
-// TestM3M4_RetryableAnswersAreIndeterminate (issue 11 item 8): a server
+// TestM3M4_RetryableAnswersAreIndeterminate: a server
 // that answers an in-flight duplicate with 429 (as Stripe does for some
 // lock conflicts), 408, 423, 425, or any failure with Retry-After, and
 // charges once, tells the client to retry: not a definitive failure for M3
@@ -275,7 +275,7 @@ func TestM3M4_RetryableAnswersAreIndeterminate(t *testing.T) {
 		b := newBuilder()
 		b.op("t", "k1", "ord", 0, 2000*ms, 201, "ch_1")
 		d := b.op("t", "k1", "ord", 100*ms, 1200*ms, c.status, "")
-		d.Outcome, d.RetryAfter = history.Fail, c.retryAfter // as recorded before the fix
+		d.Outcome, d.RetryAfter = history.Fail, c.retryAfter // as a client reading it as definitive records it
 		b.replay("t", "k1", "ord", 2100*ms, 2200*ms, "ch_1")
 		b.charge("ch_1", "ord", 1000*ms, "succeeded")
 		r := checker.Check(b.history())
@@ -287,10 +287,9 @@ func TestM3M4_RetryableAnswersAreIndeterminate(t *testing.T) {
 	}
 }
 
-// TestE1_SecondSentBeforeAnyAnswerIsARace (issue 11 item 13): servers with
-// no expiry logic double-charged a duplicate sent 116 ms after the first
-// request, long before the first was answered. The server never held a
-// stored result: M1 FAILED, not E1.
+// TestE1_SecondSentBeforeAnyAnswerIsARace: a server that double-charges a
+// duplicate sent 116 ms after the first request, long before the first was
+// answered, never held a stored result: M1 FAILED, not E1.
 func TestE1_SecondSentBeforeAnyAnswerIsARace(t *testing.T) {
 	b := newBuilder()
 	b.op("t", "k1", "ord", 0, 400*ms, 201, "ch_1")
@@ -311,7 +310,7 @@ func TestE1_SecondSentAfterAnAnswerIsExpiry(t *testing.T) {
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "E1": checker.Failed})
 }
 
-// TestExpiry_BandAroundThePromisesEndIsUnknown (issue 11 item 9): a
+// TestExpiry_BandAroundThePromisesEndIsUnknown: a
 // retry sent just inside the promise (TTL 1 s, retry window = TTL; band
 // max(10%, 250 ms) = 250 ms) that the server charged again may have
 // reached a server whose clock had already passed its TTL: UNKNOWN, never
@@ -355,7 +354,7 @@ func TestExpiry_ReplayJustPastThePromiseIsNotInconsistent(t *testing.T) {
 	}
 }
 
-// TestAttribution_LedgerClockOffsetDoesNotMoveACharge (issue 11 item 10):
+// TestAttribution_LedgerClockOffsetDoesNotMoveACharge:
 // the gateway's clock runs 4 ms behind the client's: the charge the first
 // request's answer named is stamped just after that request completed,
 // while a mutated retry was in flight. The charge is still the first
@@ -383,7 +382,7 @@ func TestAttribution_InFlightBeatsSlackWithoutAClaim(t *testing.T) {
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
 }
 
-// TestR3_Immediate5xxWhileOnlyTheGatewayIsSlow (issue 11 item 14): a
+// TestR3_Immediate5xxWhileOnlyTheGatewayIsSlow: a
 // duplicate answered 500 within milliseconds while its owner was in flight
 // is NON-STRICT, even though a gateway slow fault was active: slowness on
 // the owner's path explains no immediate failure on the duplicate's.
@@ -398,7 +397,7 @@ func TestR3_Immediate5xxWhileOnlyTheGatewayIsSlow(t *testing.T) {
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"R3": checker.NonStrict})
 }
 
-// TestL4_NeedsEveryCrashPointSeenToFire (issue 11 item 1): the clean crash
+// TestL4_NeedsEveryCrashPointSeenToFire: the clean crash
 // history earns L4 only while each of its nine crash points fired. A
 // crash point whose faults were armed but never fired leaves L4 UNKNOWN,
 // naming the point; with no crash-class fault fired at all there is no L4.
@@ -456,8 +455,8 @@ func TestMerge_SumsCrashPoints(t *testing.T) {
 
 // TestExpiry_SlowRequestMayReachTheServerPastTheTTL: a retry sent 730ms
 // into a 1s TTL but answered at 1.3s may have reached a loaded server after
-// its TTL ran out (measured: a garden server that expires exactly at the
-// TTL charged anew): UNKNOWN, never FAILED.
+// its TTL ran out (a server that expires exactly at the TTL may charge
+// anew): UNKNOWN, never FAILED.
 func TestExpiry_SlowRequestMayReachTheServerPastTheTTL(t *testing.T) {
 	b := newBuilder()
 	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, time.Second
@@ -470,9 +469,8 @@ func TestExpiry_SlowRequestMayReachTheServerPastTheTTL(t *testing.T) {
 
 // TestP2_PastThePromiseTheOldBodyMayStillCount: a different body sent
 // after the promise ended opens a new epoch of its own, but a server that
-// still keeps the key (allowed) refuses it against the first body: not P2.
-// Measured: the reference got P2 FAILED (seed 4) when the gate delayed a
-// key-reuse example past its 10s promise.
+// still keeps the key (allowed) refuses it against the first body: not P2,
+// however late the example was played.
 func TestP2_PastThePromiseTheOldBodyMayStillCount(t *testing.T) {
 	b := newBuilder()
 	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, 10*time.Second
@@ -486,7 +484,7 @@ func TestP2_PastThePromiseTheOldBodyMayStillCount(t *testing.T) {
 // P1 needs the server to have held the key's first body: a first request
 // answered 503 (its claim failed on a broken database connection) may have
 // left no record, so a later different body accepted is UNKNOWN, never
-// FAILED (process seed 6 judged the reference FAILED). Once the first body
+// FAILED. Once the first body
 // got a definitive answer, accepting another body is FAILED as before.
 func TestP1_FirstBodyNeverStoredIsUnknown(t *testing.T) {
 	b := newBuilder()
@@ -531,5 +529,53 @@ func TestM6_ForeignFaultsCountForQuietNotCoverage(t *testing.T) {
 	expectVerdicts(t, r, map[string]checker.Verdict{"M6": checker.Unknown})
 	if r.Coverage.CrashFaults != 1 || r.Coverage.Faults != 1 {
 		t.Errorf("crash faults %d, faults %d: want the example's own kill only", r.Coverage.CrashFaults, r.Coverage.Faults)
+	}
+}
+
+// TestFaultClass_JudgedByClassNotName: the checker reads a fault's
+// recorded class; the name only matters for a fault recorded without one
+// (history.Fault.ClassOf). A kind it has never heard of, recorded as a
+// crash, is a crash; a "kill" recorded as slowing is not.
+func TestFaultClass_JudgedByClassNotName(t *testing.T) {
+	cases := []struct {
+		name        string
+		class       history.Class
+		crashFaults int
+	}{
+		{"gateway:charge_then_vanish", history.Crash, 1},
+		{"gateway:charge_then_vanish", "", 0},
+		{"kill", "", 1},
+		{"kill", history.Slows, 0},
+	}
+	for _, tc := range cases {
+		b := newBuilder()
+		b.fault(tc.name, 50*ms, 500*ms)
+		b.h.Faults[0].Fired, b.h.Faults[0].Class = 50*ms, tc.class
+		b.op("t", "k1", "ord", 0, 100*ms, 502, "")
+		if r := checker.Check(b.history()); r.Coverage.CrashFaults != tc.crashFaults {
+			t.Errorf("%s of class %q: %d crash faults, want %d", tc.name, tc.class, r.Coverage.CrashFaults, tc.crashFaults)
+		}
+	}
+}
+
+// TestCrashPoints_OneRowEach: every crash point the checker needs reached
+// has a row in history.CrashWave (its fault kind, its cost), and every row
+// is a point the checker asks for, once.
+func TestCrashPoints_OneRowEach(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range checker.CrashPoints {
+		row, ok := history.CrashPointNamed(p)
+		if !ok || row.Kind == "" || row.Cost <= 0 || seen[p] {
+			t.Errorf("crash point %q: row %+v (found %v, seen before %v)", p, row, ok, seen[p])
+		}
+		seen[p] = true
+	}
+	for _, row := range history.CrashWave {
+		if !seen[row.Name] {
+			t.Errorf("row %q is no crash point of the checker", row.Name)
+		}
+	}
+	if len(checker.CrashPoints) != len(history.CrashWave) {
+		t.Errorf("%d crash points, %d rows", len(checker.CrashPoints), len(history.CrashWave))
 	}
 }

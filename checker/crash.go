@@ -9,41 +9,23 @@ import (
 	"github.com/idemcheck/idemcheck/history"
 )
 
-// CrashPoints are the nine points of a request at which the crash-window
-// family strikes (scenarios/families.go draws from the same list). A
-// history marks the point a fault belongs to with
+// CrashPoints are the names of the points of a request at which the
+// crash-window family strikes, in history.CrashWave's order: that table is
+// the one list of them, shared with the generators and the target's
+// validation. A history marks the point a fault belongs to with
 // Params[history.ParamCrashPoint]; L4 crash-safe needs every point reached
 // (every fault carrying it fired) somewhere in the certification, and
 // stays UNKNOWN, naming the points never reached, until then.
-var CrashPoints = []string{
-	"kill-in-hang",         // SIGKILL while the gateway holds a committed charge
-	"pause-in-hang",        // SIGSTOP while the gateway holds a committed charge
-	"fail-before-charge",   // the gateway fails before charging (nothing stored)
-	"charge-then-fail",     // the gateway charges, then answers 5xx
-	"charge-then-drop",     // the gateway charges, then drops the connection
-	"reset-gateway-link",   // the server's link to the gateway is reset
-	"timeout-gateway-link", // the server's link to the gateway times out
-	"down-postgres-link",   // the server's link to its database is down
-	"kill-after-response",  // SIGKILL right after the server answered
-}
+var CrashPoints = history.CrashPointNames()
 
-// crashClass reports whether a fault can leave money and the key's record
-// out of step: a process killed or restarted mid-request, or a gateway
-// that charged and did not say so. Only these, seen to fire, certify L4.
-func crashClass(name string) bool {
-	switch name {
-	case "kill", "kill_in_hang", "restart",
-		"gateway:charge_then_fail", "gateway:charge_then_drop", "gateway:charge_then_hang":
-		return true
-	}
-	return false
-}
-
-// crashes returns the crash-class faults of fs that fired.
+// crashes returns the crash-class faults of fs that fired: those that
+// can leave money and the key's record out of step (history.Crash: a
+// process killed or restarted mid-request, a gateway that charged and did
+// not say so). Only these certify L4.
 func crashes(fs []history.Fault) []history.Fault {
 	var out []history.Fault
 	for _, f := range fs {
-		if crashClass(f.Name) && f.HasFired() {
+		if f.ClassOf() == history.Crash && f.HasFired() {
 			out = append(out, f)
 		}
 	}

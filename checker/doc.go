@@ -27,9 +27,23 @@
 //   - Coverage: what was exercised, summed by Coverage.Add (and Merge),
 //     including CrashFaults, CrashJudged and CrashPoints, the count per
 //     crash point.
-//   - CrashPoints: the nine crash points of the crash-window family, the
-//     one list of their names. A history marks the crash point a fault
-//     belongs to with Fault.Params[history.ParamCrashPoint].
+//   - CrashPoints: the names of the crash points of the crash-window
+//     family, read from history.CrashWave, the one table of them. A
+//     history marks the crash point a fault belongs to with
+//     Fault.Params[history.ParamCrashPoint].
+//
+// # Fault classes
+//
+// The checker judges a fault by its class, never by its name: the fault
+// kind declares it (package faults) and the history records it
+// (history.Fault.Class). history.Fault.ClassOf reads it, and gives a
+// fault recorded without one the class its name had (history/legacy.go,
+// the one place that classes by name), so older histories are judged as
+// before. Crash faults that fired are crash coverage (L4, G1); Slows
+// faults excuse only a 5xx that came after waiting (R3); Business faults
+// (a decline) disturb nothing (M6, R3 and the quiet rule ignore them);
+// Disturbs faults make answers on their path indeterminate until they
+// heal and the recovery window passes.
 //
 // # Partitions and attribution
 //
@@ -113,9 +127,9 @@
 //     fault injected before it had healed and the recovery window had
 //     passed ("quiet"); otherwise UNKNOWN: a fault never healed, the retry
 //     came too early, or nothing was retried. Exercised only by epochs with
-//     a 5xx or no answer (a 409 is the protocol working). A fault whose
-//     name ends in "decline" is a scripted business answer, not a
-//     disturbance, and is ignored here and in R3.
+//     a 5xx or no answer (a 409 is the protocol working). A fault of
+//     class history.Business (a scripted decline) is a definitive answer,
+//     not a disturbance, and is ignored here and in R3.
 //   - P1 different payload refused: a mutated request never gets a 2xx,
 //     never a replay of the stored failure (the same 402), and never
 //     triggers a ledger charge of any status.
@@ -135,8 +149,8 @@
 //     immediate one with margin); a 5xx to a duplicate whose own path (its
 //     replica's process and links, the gateway for its order, shared
 //     services) had no fault active or recovering, whatever other links
-//     suffered; a fault that only slows (latency, bandwidth, slicer,
-//     gateway:slow) excuses no 5xx that came back before max_wait × 0.5.
+//     suffered; a fault that only slows (class history.Slows) excuses no
+//     5xx that came back before max_wait × 0.5.
 //     A 409 after the owner finished (a crashed owner's lock) is fine. A
 //     429 or 423 with Retry-After is a legitimate "busy" answer.
 //   - R4 (INFORMATIONAL): among 2xx answers naming one charge in an epoch,
@@ -189,11 +203,11 @@
 //	L5 expiry-safe       E1 E2
 //
 // M5 and A1 sit on L1 because tenant isolation and accounting are required
-// at every level. L4 needs a crash-class fault (kill, kill_in_hang,
-// restart, gateway charge_then_fail, charge_then_drop, charge_then_hang)
-// with Fault.Fired set, an M6 judgement on a key such a fault struck
-// (Coverage.CrashJudged), and every one of CrashPoints reached (all faults
-// marked with it fired); a point never reached leaves L4 UNKNOWN and the
+// at every level. L4 needs a crash-class fault (class history.Crash, such
+// as kill, kill_in_hang, restart, gateway charge_then_fail,
+// charge_then_drop, charge_then_hang) with Fault.Fired set, an M6
+// judgement on a key such a fault struck (Coverage.CrashJudged), and
+// every one of CrashPoints reached (all faults marked with it fired); a point never reached leaves L4 UNKNOWN and the
 // LevelNote names it. Faults that were armed but never fired count for
 // nothing. Protocol checks (R1..R5) grade but never block a level. No
 // single family reaches L5; Merge the families of one target to certify it.

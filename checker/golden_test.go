@@ -157,36 +157,35 @@ var goldens = map[string]golden{
 		checks: map[string]checker.Verdict{"E2": checker.Pass},
 	},
 
-	// Issue 11.
-	// Item 1: the only fault a slow gateway, which crashes nothing: L3.
+	// The only fault a slow gateway, which crashes nothing: L3.
 	"l4_slow_only.json": {verdict: checker.Pass, level: "L3"},
-	// Item 8: 429 + Retry-After to an in-flight duplicate (recorded "fail"
-	// by an older client) is indeterminate: nothing fails.
+	// 429 + Retry-After to an in-flight duplicate (recorded "fail"
+	// by a client that read it as definitive) is indeterminate: nothing fails.
 	"r3_429_in_flight.json": {verdict: checker.Pass, level: "L0"},
-	// Item 9: a double charge at TTL-ε (TTL = window = 1s) is UNKNOWN; a
+	// A double charge at TTL-ε (TTL = window = 1s) is UNKNOWN; a
 	// replay at TTL+ε and a new charge past the band are fine.
 	"e1_ttl_edge.json": {
 		verdict: checker.Unknown, level: "L0",
 		checks: map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E1": checker.Unknown},
 	},
-	// Item 9: a double charge just inside the retry window's end: UNKNOWN.
+	// A double charge just inside the retry window's end: UNKNOWN.
 	"e2_window_edge.json": {
 		verdict: checker.Unknown, level: "L0",
 		checks: map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E2": checker.Unknown},
 	},
-	// Item 10: the ledger stamps the charge 4ms after its request completed,
+	// The ledger stamps the charge 4ms after its request completed,
 	// while a mutated retry was in flight: still the first request's.
 	"attribution_clock_offset.json": {verdict: checker.Pass, level: "L0"},
-	// Item 11: a success body without the order is a protocol grade.
+	// A success body without the order is a protocol grade.
 	"r5_no_order_in_response.json": {
 		verdict: checker.NonStrict, level: "L0",
 		checks:     map[string]checker.Verdict{"R5": checker.NonStrict},
 		violations: []ident{{"R5", a, "k1", "ord_1", []int{0, 1}, nil}},
 	},
-	// Item 12: a 503 from a replica warming up, the answer, then a 429 to a
+	// A 503 from a replica warming up, the answer, then a 429 to a
 	// concurrent probe: converged.
 	"m6_trailing_retries.json": {verdict: checker.Pass, level: "L0"},
-	// Item 13: the duplicate raced the first request: M1's, not E1's.
+	// The duplicate raced the first request: M1's, not E1's.
 	"e1_race_not_expiry.json": {
 		verdict: checker.Failed, level: "L0",
 		checks: map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed},
@@ -195,7 +194,7 @@ var goldens = map[string]golden{
 			{"M4", a, "k1", "ord_1", []int{0, 1}, []string{"ch_2", "ch_1"}},
 		},
 	},
-	// Item 14: an immediate 500 to an in-flight duplicate while only the
+	// An immediate 500 to an in-flight duplicate while only the
 	// owner's gateway link was slow.
 	"r3_immediate_5xx.json": {
 		verdict: checker.NonStrict, level: "L0",
@@ -259,7 +258,7 @@ var goldens = map[string]golden{
 		checks:     map[string]checker.Verdict{"P1": checker.Failed},
 		violations: []ident{{"P1", a, "k1", "ord_1", []int{0, 1}, nil}},
 	},
-	// Item 2: nothing wrong in it, and that proves too little.
+	// Nothing wrong in it, and that proves too little.
 	"incomplete.json": {verdict: checker.Unknown, level: "L0"},
 }
 

@@ -382,12 +382,13 @@ func claim(o *opInfo, c *history.Charge) int {
 	}
 }
 
-// disruptive drops faults that make nothing indeterminate: a scripted
-// gateway decline is a definitive business answer, not a disturbance.
+// disruptive drops faults that make nothing indeterminate: a business
+// outcome (history.Business, a scripted decline) is a definitive answer,
+// not a disturbance.
 func disruptive(fs []history.Fault) []history.Fault {
 	var out []history.Fault
 	for _, f := range fs {
-		if !strings.HasSuffix(f.Name, "decline") {
+		if f.ClassOf() != history.Business {
 			out = append(out, f)
 		}
 	}

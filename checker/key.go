@@ -6,7 +6,8 @@ import (
 	"github.com/idemcheck/idemcheck/history"
 )
 
-// maxKeyLen is the longest key the protocol accepts (DESIGN.md §2).
+// maxKeyLen is the longest key the protocol accepts (docs/protocol.md §1:
+// 1 to 255 visible ASCII characters).
 const maxKeyLen = 255
 
 // serverKey returns the idempotency key a conforming server reads from op,

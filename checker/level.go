@@ -15,8 +15,9 @@ type rung struct {
 	needs  func(Coverage) string // "" when satisfied, else what is missing
 }
 
-// ladder is DESIGN.md §5 as data. M5 (tenant isolation) is required at
-// every level, so it sits on the first rung that everything else stands on.
+// ladder is docs/protocol.md §7 (Levels and verdicts) as data. M5 (tenant
+// isolation) is required at every level, so it sits on the first rung
+// that everything else stands on.
 // M1 appears twice: L1 judges it over sequential retries, L2 over
 // concurrent duplicates; the check is the same, the traffic is not.
 var ladder = []rung{
@@ -48,7 +49,7 @@ func needConcurrent(c Coverage) string {
 func needCrashes(c Coverage) string {
 	switch missing := missingCrashPoints(c); {
 	case c.CrashFaults == 0:
-		return "no crash-class fault (kill, kill_in_hang, restart, gateway charge_then_fail/drop/hang) seen to fire"
+		return "no crash-class fault (one that can leave money and the key's record out of step, such as kill, restart or gateway charge_then_hang) seen to fire"
 	case c.CrashJudged == 0:
 		return "M6 judged no key that a crash struck"
 	case len(missing) > 0:

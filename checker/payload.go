@@ -57,8 +57,8 @@ func (ix *index) p1() CheckResult {
 // or a request with it charged. A reference request answered 5xx (a claim
 // that failed on a broken database connection) or not at all may have
 // left no record, and then o is the key's first body as far as the server
-// knows: accepting it proves nothing (process seed 6: op 0 503, op 2 with
-// another body 201, judged FAILED on the reference).
+// knows: accepting it proves nothing (a first request answered 503, then
+// a second with another body answered 201, is no payload violation).
 func bodyHeld(e *epoch, first, o *opInfo) bool {
 	if first != nil && first.Complete < o.Invoke {
 		return true

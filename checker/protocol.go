@@ -137,29 +137,19 @@ func (ix *index) inFlightAnswer(o *opInfo, dup bool, ownerDone, minWait time.Dur
 // replicaN, replicaN->gateway, replicaN->postgres), or the gateway itself
 // (for o's order, or for every order). A fault on another replica's links
 // does not excuse o's answer, and a fault that only slows traffic
-// (latency, bandwidth, slicer, gateway:slow) excuses only a 5xx that came
-// after waiting (slow): slowness makes a server time out, never fail at
-// once.
+// (history.Slows) excuses only a 5xx that came after waiting (slow):
+// slowness makes a server time out, never fail at once.
 func (ix *index) ownPathDisturbed(o *opInfo, slow bool) bool {
 	for _, f := range ix.faults {
 		if f.Inject > o.Complete || (f.Healed && f.Heal+ix.pol.RecoveryWindow < o.Invoke) {
 			continue
 		}
-		if slowing(f.Name) && !slow {
+		if f.ClassOf() == history.Slows && !slow {
 			continue
 		}
 		if onPath(f, o) {
 			return true
 		}
-	}
-	return false
-}
-
-// slowing reports whether a fault only delays traffic.
-func slowing(name string) bool {
-	switch name {
-	case "latency", "bandwidth", "slicer", "gateway:slow":
-		return true
 	}
 	return false
 }

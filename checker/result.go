@@ -77,9 +77,9 @@ type Coverage struct {
 	ExpiryProbes int `json:"expiry_probes"`
 	PastTTL      int `json:"past_ttl"`
 	LateRetries  int `json:"late_retries"`
-	// CrashFaults counts crash-class faults (kill, kill_in_hang, restart,
-	// gateway charge_then_fail, charge_then_drop, charge_then_hang) that
-	// fired; armed faults that never struck are not counted.
+	// CrashFaults counts crash-class faults (history.Crash, such as kill,
+	// restart or gateway charge_then_hang) that fired; armed faults that
+	// never struck are not counted.
 	CrashFaults int `json:"crash_faults"`
 	// CrashJudged counts key epochs that a fired crash-class fault struck
 	// and on which M6 reached a judgement (converged, or proven stuck).

@@ -1,9 +1,10 @@
 package checker
 
 // Verdict is how one check, or a whole history, ended. The five values are
-// the ones DESIGN.md §5 names; a check that the history never exercised is
-// still PASS but carries CheckResult.Exercised == false, so that a report
-// can say "not exercised" and the certification level never credits it.
+// the ones docs/protocol.md §7 names; a check that the history never
+// exercised is still PASS but carries CheckResult.Exercised == false, so
+// that a report can say "not exercised" and the certification level never
+// credits it.
 type Verdict string
 
 const (

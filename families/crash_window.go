@@ -3,18 +3,19 @@ package families
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"pgregory.net/rapid"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/scenarios"
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// waveStrikes is about how long a crash wave's strikes take before its
-// recovery window: restarts after kills, held charges, faulted requests.
+// waveStrikes is the wall time a crash wave's strikes are budgeted before
+// its recovery window when planning (MinTime), in either mode: a restart
+// takes seconds in a container. It plans budgets only; what a promise must
+// leave room for is history.LongestWave (target.CrashWindowFits).
 const waveStrikes = 8 * time.Second
 
 // crash-window plays one wave at a time: a second wave in flight strikes
@@ -29,9 +30,10 @@ func init() {
 		Limit: func(tg *target.Target) string { return "policy.recovery_window = " + tg.Policy.RecoveryWindow.String() }})
 }
 
-// genCrash draws a crash wave: every one of checker.CrashPoints strikes
-// 1-3 payments of its own, so that a single example (one recovery window)
-// covers every point, whatever the seed. Each payment's first request
+// genCrash draws a crash wave: every point of history.CrashWave strikes
+// 1 to MaxStrikes payments of its own (one when it restarts a replica),
+// so that a single example (one recovery window) covers every point,
+// whatever the seed. Each payment's first request
 // meets its point's fault; then some payments retry during recovery, the
 // wave waits out the recovery window once, and every payment retries
 // inside its promise. The checker partitions by key and order, so every
@@ -41,17 +43,17 @@ func init() {
 func genCrash(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
 	var pays []scenarios.CrashPayment
 	room := waveRoom(tg.Policy)
-	for _, point := range checker.CrashPoints {
+	for _, cp := range history.CrashWave {
 		n := 1
-		if !restarts(point) {
-			n = rapid.IntRange(1, 3).Draw(t, "payments_"+point)
+		if !cp.Restarts {
+			n = rapid.IntRange(1, history.MaxStrikes).Draw(t, "payments_"+cp.Name)
 		}
 		for i := range n {
-			if i > 0 && room < strikeCost(point) {
+			if i > 0 && room < cp.Cost {
 				break // the wave's first payment must be retried inside its promise
 			}
-			room -= strikeCost(point)
-			pays = append(pays, scenarios.CrashPayment{Point: point,
+			room -= cp.Cost
+			pays = append(pays, scenarios.CrashPayment{Point: cp.Name,
 				Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"),
 				Tenant:  rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant"),
 				Amount:  drawAmount(t),
@@ -68,27 +70,6 @@ func genCrash(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
 // for a loaded machine.
 func waveRoom(p target.Policy) time.Duration {
 	return (p.Promise() - p.RecoveryWindow - p.Band()) / 2
-}
-
-// restarts says a point kills or freezes a replica: its one payment per
-// wave costs a restart, seconds for a container, so a wave strikes it
-// once (measured: with up to three kills per point, container-mode waves
-// sent final retries past a 20s promise).
-func restarts(point string) bool {
-	return point == "kill-in-hang" || point == "kill-after-response" || point == "pause-in-hang"
-}
-
-// strikeCost is about how long striking one payment at point takes
-// (measured against the reference on 2 cores: a kill and restart ~0.5s,
-// a held charge ~0.2s, a gateway or link fault ~0.1s).
-func strikeCost(point string) time.Duration {
-	switch point {
-	case "kill-in-hang", "kill-after-response":
-		return 500 * time.Millisecond
-	case "pause-in-hang":
-		return 200 * time.Millisecond
-	}
-	return 100 * time.Millisecond
 }
 
 // CrashWave is the crash-window scenario of the given payments; payment i
@@ -138,19 +119,24 @@ func Solo(sc scenarios.Scenario, orders []string) (scenarios.Scenario, bool) {
 // strike plays a payment's first request with its crash point's fault
 // around it; every fault is healed and every replica back before strike
 // returns. Every fault and process step carries the point and payment.
+// The point's fault kind (history.CrashWave) picks the choreography: a
+// kill or a pause inside the gateway's hold of the charge, a kill after
+// the answer, a link fault on the replica's gateway or database link, or
+// (any other kind) a gateway rule for the payment's order, firing once.
 func strike(b *builder, point string, replica int, first scenarios.Send) {
 	r := replica
 	at := func(s scenarios.Step) scenarios.Step { s.Point, s.Payment = point, first.Order; return s }
 	link := fmt.Sprintf("replica%d->gateway", r)
 	async := first
 	async.Async = true
-	switch point {
-	case "kill-in-hang", "pause-in-hang":
+	cp, _ := history.CrashPointNamed(point)
+	switch cp.Kind {
+	case "kill_in_hang", "pause":
 		hang := "hang_" + first.Order
 		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: hang, Kind: "gateway:charge_then_hang", Order: first.Order}}))
 		b.send(async)
 		b.wait(scenarios.Wait{Hold: first.Order})
-		if point == "kill-in-hang" {
+		if cp.Kind == "kill_in_hang" {
 			b.add(at(scenarios.Step{Kill: &r}))
 			b.add(scenarios.Step{Release: first.Order})
 			b.wait(scenarios.Wait{Responses: []string{first.ID}})
@@ -162,23 +148,22 @@ func strike(b *builder, point string, replica int, first scenarios.Send) {
 			b.wait(scenarios.Wait{Responses: []string{first.ID}})
 		}
 		b.heal(hang)
-	case "fail-before-charge", "charge-then-fail", "charge-then-drop":
+	default:
 		id := "gw_" + first.Order
-		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: "gateway:" + strings.ReplaceAll(point, "-", "_"), Order: first.Order, Params: map[string]string{"times": "1"}}}))
+		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Order: first.Order, Params: map[string]string{"times": "1"}}}))
 		b.send(first)
 		b.heal(id)
-	case "reset-gateway-link", "timeout-gateway-link":
+	case "reset_peer", "timeout":
 		id := "net_" + first.Order
-		kind := map[string]string{"reset-gateway-link": "reset_peer", "timeout-gateway-link": "timeout"}[point]
-		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: kind, Link: link, Direction: "downstream", Params: map[string]string{"timeout": "100ms"}}}))
+		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Link: link, Direction: "downstream", Params: map[string]string{"timeout": "100ms"}}}))
 		b.send(first)
 		b.heal(id)
-	case "down-postgres-link":
+	case "down":
 		id := "db_" + first.Order
 		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: "down", Link: fmt.Sprintf("replica%d->postgres", r)}}))
 		b.send(first)
 		b.heal(id)
-	case "kill-after-response":
+	case "kill":
 		b.send(first)
 		b.add(at(scenarios.Step{Kill: &r}))
 		b.add(scenarios.Step{Restart: &r})

@@ -1,6 +1,7 @@
 package families_test
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemcheck/idemcheck/families"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/scenarios"
 	"github.com/idemcheck/idemcheck/target"
 )
@@ -291,5 +293,37 @@ func TestFamilies_RegisteredInRankOrder(t *testing.T) {
 	}
 	if len(composite) != 1 || composite[0] != "mixed" {
 		t.Errorf("composite families %v, want [mixed]", composite)
+	}
+}
+
+// TestCrashWave_EveryPointStrikesWithItsKind: a wave with one payment per
+// row of history.CrashWave strikes each point with the row's fault kind
+// (a kill or pause step for a process kind), and every fault it injects
+// builds.
+func TestCrashWave_EveryPointStrikesWithItsKind(t *testing.T) {
+	var pays []scenarios.CrashPayment
+	for _, cp := range history.CrashWave {
+		pays = append(pays, scenarios.CrashPayment{Point: cp.Name})
+	}
+	struck := map[string]string{}
+	for _, s := range families.CrashWave(pays).Steps {
+		switch {
+		case s.Fault != nil:
+			if _, err := s.Fault.Spec("ord").Build(); err != nil {
+				t.Errorf("point %s: %v", s.Point, err)
+			}
+			if s.Fault.Kind != "gateway:charge_then_hang" {
+				struck[s.Point] = s.Fault.Kind
+			}
+		case s.Kill != nil && s.Point != "":
+			struck[s.Point] += "kill"
+		case s.Pause != nil:
+			struck[s.Point] = "pause"
+		}
+	}
+	for _, cp := range history.CrashWave {
+		if want := map[string]string{"kill_in_hang": "kill"}[cp.Kind]; struck[cp.Name] != cmp.Or(want, cp.Kind) {
+			t.Errorf("point %s struck with %q, want %s", cp.Name, struck[cp.Name], cp.Kind)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // Bandwidth limits a link to Rate KB/s (toxiproxy's unit: 1 KB = 1024
@@ -20,6 +21,9 @@ type Bandwidth struct {
 
 // Name is "bandwidth".
 func (f *Bandwidth) Name() string { return "bandwidth" }
+
+// Class is history.Slows: it only delays traffic.
+func (f *Bandwidth) Class() history.Class { return history.Slows }
 
 // Target is the link.
 func (f *Bandwidth) Target() string { return string(f.Link) }

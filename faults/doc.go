@@ -5,7 +5,11 @@
 //
 // # The interface
 //
-//   - Fault: Name, Target, Inject, Heal. A Fault value is one injection.
+//   - Fault: Name, Class, Target, Inject, Heal. A Fault value is one
+//     injection. Class is what it can do to a payment (history.Crash,
+//     Slows, Business, Disturbs): the kind declares it, Apply records it
+//     in history.Fault.Class, and the checker judges by it, never by the
+//     kind's name.
 //   - Parametrized, Ordered: optional abilities, checked by type
 //     assertion, that add Params and Order to the recorded history.Fault.
 //   - Env: what faults need from an environment; *harness.Env satisfies it.
@@ -31,7 +35,9 @@
 // # Gateway faults (rules on the gateway simulator)
 //
 //   - Gateway, built by Decline, FailBeforeCharge, ChargeThenFail,
-//     ChargeThenDrop, ChargeThenHang and Slow; matched by order, n-th
+//     ChargeThenDrop, ChargeThenHang and Slow, one file each
+//     (gateway_<kind>.go) registering the kind, the simulator rule it
+//     arms and its class (registerGateway); matched by order, n-th
 //     request or probability. Heal removes the rule and releases its holds.
 //     The history records the rule's lifetime, and its Fired time once the
 //     run's ledger feed has seen the simulator's event for it firing
@@ -43,14 +49,18 @@
 //
 // # Adding a fault kind
 //
-// One new file in this package: a type implementing Fault (and
-// Parametrized when it has parameters, so the history records what was
-// applied), and an init that registers its kind with the target it takes
-// ("link", "replica" or "gateway"), the parameters it accepts and how a
-// checked Spec builds it; down.go and latency.go are the smallest
-// examples. Nothing else changes: scenario and incident files and Kinds
-// pick the kind up from the registry, and a parameter it does not accept
-// is refused, with file:line and the field, when the file loads.
+// One new file in this package, whatever its class: a type implementing
+// Fault, Class included (and Parametrized when it has parameters, so the
+// history records what was applied), and an init that registers its kind
+// with the target it takes ("link", "replica" or "gateway"), the
+// parameters it accepts and how a checked Spec builds it; down.go and
+// latency.go are the smallest examples. A gateway kind is smaller still:
+// an init calling registerGateway with the simulator rule it arms and its
+// class (gateway_decline.go), once the simulator has the rule. Nothing
+// else changes: the checker reads the class from the history, scenario
+// and incident files and Kinds pick the kind up from the registry, and a
+// parameter it does not accept is refused, with file:line and the field,
+// when the file loads.
 //
 // # Faults as data
 //

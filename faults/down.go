@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // Down takes a link down: its listener closes, open connections are cut
@@ -21,6 +22,9 @@ type Down struct {
 
 // Name is "down".
 func (f *Down) Name() string { return "down" }
+
+// Class is history.Disturbs: requests on the link fail.
+func (f *Down) Class() history.Class { return history.Disturbs }
 
 // Target is the link.
 func (f *Down) Target() string { return string(f.Link) }

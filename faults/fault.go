@@ -23,6 +23,10 @@ type Fault interface {
 	// Name is the fault kind as recorded: "latency", "kill",
 	// "gateway:charge_then_hang", ...
 	Name() string
+	// Class is what the fault can do to a payment, as the checker judges
+	// it: history.Crash, Slows, Business or Disturbs. The kind's own file
+	// declares it; Apply records it.
+	Class() history.Class
 	// Target is what it acts on: a link ("replica0->gateway"), a replica
 	// ("replica1") or "gateway".
 	Target() string
@@ -133,7 +137,7 @@ type Armed interface {
 
 // record describes f as a history entry.
 func record(f Fault) history.Fault {
-	h := history.Fault{Name: f.Name(), Target: f.Target(), Fired: history.FiredOnInject}
+	h := history.Fault{Name: f.Name(), Class: f.Class(), Target: f.Target(), Fired: history.FiredOnInject}
 	if _, ok := f.(Armed); ok {
 		h.Fired = 0
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // Gateway installs a fault rule on the gateway simulator: requests that
@@ -25,45 +26,23 @@ type Gateway struct {
 	id string // the simulator's fault id once installed
 }
 
-// Decline declines matching charges (402, stored and replayed).
-func Decline(m gatewaysim.Match) *Gateway { return &Gateway{Kind: gatewaysim.Decline, Match: m} }
-
-// FailBeforeCharge answers matching requests with a 500 before any money
-// moves; nothing is stored, so a re-send is processed afresh.
-func FailBeforeCharge(m gatewaysim.Match) *Gateway {
-	return &Gateway{Kind: gatewaysim.FailBeforeCharge, Match: m}
-}
-
-// ChargeThenFail commits the charge and answers 500: money moved, the
-// caller was told it did not.
-func ChargeThenFail(m gatewaysim.Match) *Gateway {
-	return &Gateway{Kind: gatewaysim.ChargeThenFail, Match: m}
-}
-
-// ChargeThenDrop commits the charge and drops the connection unanswered.
-func ChargeThenDrop(m gatewaysim.Match) *Gateway {
-	return &Gateway{Kind: gatewaysim.ChargeThenDrop, Match: m}
-}
-
-// ChargeThenHang commits the charge and withholds the answer until the
-// hold is released (Heal releases this rule's holds): the crash window.
-func ChargeThenHang(m gatewaysim.Match) *Gateway {
-	return &Gateway{Kind: gatewaysim.ChargeThenHang, Match: m}
-}
-
-// Slow delays matching requests by d before the gateway decides, with the
-// key in flight meanwhile.
-func Slow(m gatewaysim.Match, d time.Duration) *Gateway {
-	return &Gateway{Kind: gatewaysim.Latency, Match: m, Latency: d}
-}
-
-// Name is "gateway:<kind>", with the simulator's latency kind called
-// "slow" so it is not mistaken for the network latency toxic.
+// Name is "gateway:<kind>", the kind as its file registered it (the
+// simulator's latency rule is "slow", so it is not mistaken for the
+// network latency toxic).
 func (f *Gateway) Name() string {
-	if f.Kind == gatewaysim.Latency {
-		return "gateway:slow"
+	if r, ok := gatewayRules[f.Kind]; ok {
+		return "gateway:" + r.kind
 	}
 	return "gateway:" + string(f.Kind)
+}
+
+// Class is the class its kind's file registered (Disturbs for a rule no
+// file registered, which the simulator refuses anyway).
+func (f *Gateway) Class() history.Class {
+	if r, ok := gatewayRules[f.Kind]; ok {
+		return r.class
+	}
+	return history.Disturbs
 }
 
 // Target is "gateway".
@@ -159,19 +138,25 @@ func releaseHolds(ctx context.Context, ctl gatewaysim.Controller, pick func(gate
 
 var gatewayParams = []string{"order", "nth", "probability", "times", "latency"}
 
-// gatewayKinds maps spec kinds to simulator fault kinds; "slow" is the
-// simulator's latency.
-var gatewayKinds = map[string]gatewaysim.FaultKind{
-	"decline": gatewaysim.Decline, "fail_before_charge": gatewaysim.FailBeforeCharge,
-	"charge_then_fail": gatewaysim.ChargeThenFail, "charge_then_drop": gatewaysim.ChargeThenDrop,
-	"charge_then_hang": gatewaysim.ChargeThenHang, "slow": gatewaysim.Latency,
+// gatewayRule is a gateway fault kind: the kind a spec names, the rule it
+// arms on the simulator and its class.
+type gatewayRule struct {
+	kind  string
+	class history.Class
 }
 
-func init() {
-	for name, kind := range gatewayKinds {
-		register(name, builder{"gateway", gatewayParams, func(r *reader) Fault {
-			return &Gateway{Kind: kind, Latency: r.duration("latency", kind == gatewaysim.Latency), Times: int(r.integer("times", false)),
-				Match: gatewaysim.Match{OrderID: r.str("order", false), Nth: int(r.integer("nth", false)), Probability: r.float("probability", 0, 1)}}
-		}})
-	}
+// gatewayRules holds every gateway fault kind by the rule it arms; each
+// kind's own file registers it (registerGateway).
+var gatewayRules = map[gatewaysim.FaultKind]gatewayRule{}
+
+// registerGateway adds a gateway fault kind: spec kind kind ("slow"),
+// recorded as "gateway:<kind>", arming rule on the simulator, of class
+// class. Its spec takes gatewayParams; latency is required when the rule
+// is the simulator's latency.
+func registerGateway(kind string, rule gatewaysim.FaultKind, class history.Class) {
+	gatewayRules[rule] = gatewayRule{kind, class}
+	register(kind, builder{"gateway", gatewayParams, func(r *reader) Fault {
+		return &Gateway{Kind: rule, Latency: r.duration("latency", rule == gatewaysim.Latency), Times: int(r.integer("times", false)),
+			Match: gatewaysim.Match{OrderID: r.str("order", false), Nth: int(r.integer("nth", false)), Probability: r.float("probability", 0, 1)}}
+	}})
 }

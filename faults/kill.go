@@ -3,6 +3,8 @@ package faults
 import (
 	"context"
 	"sync"
+
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // Kill SIGKILLs a replica's process group: a crash with no chance to clean
@@ -23,6 +25,9 @@ type Kill struct {
 
 // Name is "kill".
 func (f *Kill) Name() string { return "kill" }
+
+// Class is history.Crash: a request cut off mid-way may have charged.
+func (f *Kill) Class() history.Class { return history.Crash }
 
 // Target is "replicaN".
 func (f *Kill) Target() string { return replicaName(f.Replica) }

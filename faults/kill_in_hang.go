@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // KillInHang is the crash window made precise: it waits for the gateway's
@@ -82,6 +83,9 @@ type CrashInHang struct {
 
 // Name is "kill_in_hang".
 func (f *CrashInHang) Name() string { return "kill_in_hang" }
+
+// Class is history.Crash: the replica dies knowing nothing of a charge that exists.
+func (f *CrashInHang) Class() history.Class { return history.Crash }
 
 // Target is "replicaN".
 func (f *CrashInHang) Target() string { return replicaName(f.Replica) }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // Latency delays every chunk of data on a link by Latency ± Jitter: a slow
@@ -23,6 +24,9 @@ type Latency struct {
 
 // Name is "latency".
 func (f *Latency) Name() string { return "latency" }
+
+// Class is history.Slows: it only delays traffic.
+func (f *Latency) Class() history.Class { return history.Slows }
 
 // Target is the link.
 func (f *Latency) Target() string { return string(f.Link) }

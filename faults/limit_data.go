@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // LimitData closes a connection once Bytes bytes have passed in the
@@ -20,6 +21,9 @@ type LimitData struct {
 
 // Name is "limit_data".
 func (f *LimitData) Name() string { return "limit_data" }
+
+// Class is history.Disturbs: connections are cut mid-answer.
+func (f *LimitData) Class() history.Class { return history.Disturbs }
 
 // Target is the link.
 func (f *LimitData) Target() string { return string(f.Link) }

@@ -3,6 +3,8 @@ package faults
 import (
 	"context"
 	"sync"
+
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // Pause SIGSTOPs a replica's process group: its sockets stay open and its
@@ -18,6 +20,9 @@ type Pause struct {
 
 // Name is "pause".
 func (f *Pause) Name() string { return "pause" }
+
+// Class is history.Disturbs: requests hang until it heals, then complete.
+func (f *Pause) Class() history.Class { return history.Disturbs }
 
 // Target is "replicaN".
 func (f *Pause) Target() string { return replicaName(f.Replica) }

@@ -9,6 +9,7 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/harnesstest"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 func TestKill_MakesTheReplicaUnreachableAndHealRestartsIt(t *testing.T) {
@@ -21,7 +22,7 @@ func TestKill_MakesTheReplicaUnreachableAndHealRestartsIt(t *testing.T) {
 	if r := get(url, 2*time.Second); r.err == nil {
 		t.Fatalf("killed replica answered %d", r.status)
 	}
-	if f := recorded(env, "kill"); len(f) != 1 || f[0].Healed || f[0].Target != "replica0" {
+	if f := recorded(env, "kill"); len(f) != 1 || f[0].Healed || f[0].Target != "replica0" || f[0].Class != history.Crash {
 		t.Errorf("history while killed = %+v", f)
 	}
 	if _, err := faults.Apply(t.Context(), env, &faults.Kill{Replica: 0}); !errors.Is(err, harness.ErrNotRunning) {

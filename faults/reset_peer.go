@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // ResetPeer resets a connection (TCP RST) when data arrives on it, after
@@ -24,6 +25,9 @@ type ResetPeer struct {
 
 // Name is "reset_peer".
 func (f *ResetPeer) Name() string { return "reset_peer" }
+
+// Class is history.Disturbs: connections are reset.
+func (f *ResetPeer) Class() history.Class { return history.Disturbs }
 
 // Target is the link.
 func (f *ResetPeer) Target() string { return string(f.Link) }

@@ -1,6 +1,10 @@
 package faults
 
-import "context"
+import (
+	"context"
+
+	"github.com/idemcheck/idemcheck/history"
+)
 
 // Restart stops a replica gracefully (SIGTERM, SIGKILL after the stop
 // timeout) and starts it again on the same address: a deploy. The whole
@@ -12,6 +16,9 @@ type Restart struct {
 
 // Name is "restart".
 func (f *Restart) Name() string { return "restart" }
+
+// Class is history.Crash: requests in flight are cut off mid-way.
+func (f *Restart) Class() history.Class { return history.Crash }
 
 // Target is "replicaN".
 func (f *Restart) Target() string { return replicaName(f.Replica) }

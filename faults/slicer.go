@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // Slicer cuts the data on a link into small chunks (AverageSize bytes ±
@@ -23,6 +24,9 @@ type Slicer struct {
 
 // Name is "slicer".
 func (f *Slicer) Name() string { return "slicer" }
+
+// Class is history.Slows: it only delays traffic.
+func (f *Slicer) Class() history.Class { return history.Slows }
 
 // Target is the link.
 func (f *Slicer) Target() string { return string(f.Link) }

@@ -10,6 +10,7 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 func TestParse_BuildsEveryKind(t *testing.T) {
@@ -110,4 +111,58 @@ func ExampleParse() {
 	// Output:
 	// latency replica0->gateway map[direction:downstream jitter:0s latency:200ms]
 	// fault "latency:replica0->gateway:latency=soon": latency: want a duration such as 200ms or 1.5s, got "soon"
+}
+
+// TestClass_AsOldHistoriesWereJudged: every kind that histories recorded
+// before history.Fault.Class existed declares the class such a history is
+// still judged by (history.Fault.ClassOf of its name), so a run recorded
+// today is judged as one recorded then. A kind added since has no class by
+// name and needs no row here.
+func TestClass_AsOldHistoriesWereJudged(t *testing.T) {
+	for _, spec := range []string{
+		"latency:client->replica0:latency=1ms", "bandwidth:client->replica0:rate=1", "slicer:client->replica0:average_size=1",
+		"timeout:client->replica0", "reset_peer:client->replica0", "limit_data:client->replica0:bytes=1", "down:client->replica0",
+		"kill:replica0", "restart:replica0", "pause:replica0", "kill_in_hang:replica0:order=o",
+		"decline:gateway", "fail_before_charge:gateway", "charge_then_fail:gateway", "charge_then_drop:gateway",
+		"charge_then_hang:gateway", "slow:gateway:latency=1ms",
+	} {
+		f, err := faults.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old := (history.Fault{Name: f.Name()}).ClassOf(); f.Class() != old {
+			t.Errorf("%s (recorded %s) declares %s, old histories read it as %s", spec, f.Name(), f.Class(), old)
+		}
+	}
+}
+
+// TestGateway_NameAndClassFromItsKindsFile: a gateway rule is named and
+// classed by the file that registered its kind.
+func TestGateway_NameAndClassFromItsKindsFile(t *testing.T) {
+	cases := []struct {
+		f     *faults.Gateway
+		name  string
+		class history.Class
+	}{
+		{faults.Slow(gatewaysim.Match{}, time.Second), "gateway:slow", history.Slows},
+		{faults.ChargeThenHang(gatewaysim.Match{}), "gateway:charge_then_hang", history.Crash},
+		{faults.Decline(gatewaysim.Match{}), "gateway:decline", history.Business},
+		{faults.FailBeforeCharge(gatewaysim.Match{}), "gateway:fail_before_charge", history.Disturbs},
+	}
+	for _, tc := range cases {
+		if tc.f.Name() != tc.name || tc.f.Class() != tc.class {
+			t.Errorf("%s %s, want %s %s", tc.f.Name(), tc.f.Class(), tc.name, tc.class)
+		}
+	}
+}
+
+// TestCrashWave_KindsAreFaultKinds: every crash point strikes with a
+// registered fault kind (a gateway kind as "gateway:<kind>").
+func TestCrashWave_KindsAreFaultKinds(t *testing.T) {
+	for _, row := range history.CrashWave {
+		kind, gateway := strings.CutPrefix(row.Kind, "gateway:")
+		if target := faults.TargetOf(kind); target == "" || gateway != (target == "gateway") {
+			t.Errorf("crash point %s: kind %q is no fault kind (target %q)", row.Name, row.Kind, target)
+		}
+	}
 }

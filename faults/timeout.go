@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // Timeout stops all data on a link: nothing gets through, and after
@@ -23,6 +24,9 @@ type Timeout struct {
 
 // Name is "timeout".
 func (f *Timeout) Name() string { return "timeout" }
+
+// Class is history.Disturbs: connections stall and close.
+func (f *Timeout) Class() history.Class { return history.Disturbs }
 
 // Target is the link.
 func (f *Timeout) Target() string { return string(f.Link) }

@@ -113,8 +113,8 @@ type Op struct {
 }
 
 // ParamCrashPoint is the Fault.Params key that names the crash point a
-// fault belongs to ("kill-in-hang", "charge-then-drop", ...; the names are
-// checker.CrashPoints). Every fault a crash-window example injects for its
+// fault belongs to ("kill-in-hang", "charge-then-drop", ...: a CrashWave
+// row's Name). Every fault a crash-window example injects for its
 // crash point carries it, the kill and the hang of kill-in-hang alike; the
 // checker counts the point as reached in a history when every fault
 // carrying it fired.
@@ -156,7 +156,35 @@ type Fault struct {
 	// on their path; it never counts them as the example's coverage (crash
 	// points, crash-class faults, L4).
 	Foreign string `json:"foreign,omitempty"`
+	// Class is what the fault can do to a payment (Crash, Slows,
+	// Business, Disturbs), declared by its fault kind when it is recorded.
+	// Optional: a document written before it existed has none, and
+	// ClassOf reads the class of such a fault from its name.
+	Class Class `json:"class,omitempty"`
 }
+
+// Class is what a fault can do to a payment; the checker judges faults by
+// their class, never by their names.
+type Class string
+
+const (
+	// Crash can leave money and the key's record out of step: a process
+	// killed or restarted mid-request, a gateway that charged and did not
+	// say so. Only crash-class faults seen to fire certify crash safety
+	// (L4).
+	Crash Class = "crash"
+	// Slows only delays traffic: it excuses a 5xx that came after
+	// waiting, never an immediate one.
+	Slows Class = "slows"
+	// Business is a definitive business answer (a decline): it makes
+	// nothing indeterminate and disturbs no request.
+	Business Class = "business"
+	// Disturbs is every other fault (a link cut, reset or timed out, a
+	// paused process, a gateway failing before it charges): it makes
+	// answers on its path indeterminate until it heals and the recovery
+	// window passes.
+	Disturbs Class = "disturbs"
+)
 
 // HasFired reports whether f was seen to strike.
 func (f Fault) HasFired() bool { return f.Fired > 0 }

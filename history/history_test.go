@@ -163,3 +163,38 @@ func TestRead_Version1WithoutFiredStillReads(t *testing.T) {
 		t.Fatalf("%v %+v", err, h)
 	}
 }
+
+// TestRead_Version1WithoutClassStillReads: Class is optional; a fault
+// recorded without one is read with none and judged by the class its
+// name had (ClassOf), Disturbs for a name never classed.
+func TestRead_Version1WithoutClassStillReads(t *testing.T) {
+	doc := `{"version":1,"ops":[],"faults":[` +
+		`{"id":0,"name":"kill","target":"replica0","inject":5,"heal":9,"healed":true},` +
+		`{"id":1,"name":"gateway:slow","target":"gateway","inject":5,"heal":9,"healed":true},` +
+		`{"id":2,"name":"gateway:decline","target":"gateway","inject":5,"heal":9,"healed":true},` +
+		`{"id":3,"name":"pause","target":"replica0","inject":5,"heal":9,"healed":true}],"charges":[],"end":10,"complete":true}`
+	h, err := history.Read(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []history.Class{history.Crash, history.Slows, history.Business, history.Disturbs}
+	for i, f := range h.Faults {
+		if f.Class != "" || f.ClassOf() != want[i] {
+			t.Errorf("%s: class %q, read as %q, want %q", f.Name, f.Class, f.ClassOf(), want[i])
+		}
+	}
+}
+
+// TestFault_RecordedClassWins: a recorded class is the class, whatever
+// the name, and it survives a round trip.
+func TestFault_RecordedClassWins(t *testing.T) {
+	h := &history.History{Version: history.Version, Faults: []history.Fault{{Name: "kill", Class: history.Disturbs}}}
+	var buf bytes.Buffer
+	if err := h.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := history.Read(&buf)
+	if err != nil || got.Faults[0].ClassOf() != history.Disturbs {
+		t.Fatalf("%v %+v", err, got)
+	}
+}

@@ -28,7 +28,7 @@ func (p Policy) Promise() time.Duration { return max(p.TTL, p.RetryWindow) }
 
 // Band is the half-width of the band around the TTL and around the
 // promise's end that the checker grades UNKNOWN and the generators keep
-// clear of: max(10% of the TTL, MinBoundaryBand) (issue 11, item 9).
+// clear of: max(10% of the TTL, MinBoundaryBand).
 func (p Policy) Band() time.Duration { return max(p.TTL/10, MinBoundaryBand) }
 
 // ConvergeSlack is how long past the recovery window idemcheck keeps
@@ -37,9 +37,8 @@ func (p Policy) Band() time.Duration { return max(p.TTL/10, MinBoundaryBand) }
 // recovery still finishing as the window ends, and a second of round
 // trip on a loaded machine: max_wait + 1s, at least 2s. The window counts
 // from the last heal of every fault the example lived through, other
-// examples' kills included (scenarios/shared.go): judged on its own
-// faults only, the correct reference was once FAILED here when another
-// crash wave killed a replica mid-recovery.
+// examples' kills included (scenarios/shared.go): an example is judged
+// on every fault it lived through, never on its own faults only.
 func (p Policy) ConvergeSlack() time.Duration { return max(p.MaxWait+time.Second, 2*time.Second) }
 
 // GatewayKeyTTL is how long the gateway simulator remembers an

@@ -2,32 +2,28 @@ package target
 
 import (
 	"fmt"
-	"time"
 
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/internal/yamlfile"
 )
 
-// StrikeTime bounds how long the strike of a crash-window example (a
-// gateway hold, a kill, a restart) takes before its recovery wait starts;
-// it is part of what must fit inside the promise.
-const StrikeTime = 3 * time.Second
-
 // CrashWindowFits says whether a crash-window example's final retry (the
-// strike, then the recovery window) lands inside the promise, clear of
-// its end's band. A retry past the promise opens a new epoch, where a
-// crash-induced second charge is outside every promise and proves
-// nothing, so a target that cannot fit is refused for that family with
-// what to change. Its error is a *yamlfile.FieldError on
+// strikes of the longest wave, history.LongestWave, then the recovery
+// window) lands inside the promise, clear of its end's band. A retry past
+// the promise opens a new epoch, where a crash-induced second charge is
+// outside every promise and proves nothing, so a target that cannot fit
+// is refused for that family with what to change. Its error is a *yamlfile.FieldError on
 // policy.recovery_window.
 func (t *Target) CrashWindowFits() error {
 	p := t.Policy
-	need := StrikeTime + p.RecoveryWindow + p.Band()
+	strikes := history.LongestWave()
+	need := strikes + p.RecoveryWindow + p.Band()
 	if need <= p.Promise() {
 		return nil
 	}
 	msg := fmt.Sprintf("a crash-window retry after the strike (up to %s) and the recovery window (%s) lands %s after the first request, past the promise max(ttl, retry_window) = %s less its %s boundary band: set policy.retry_window to at least %s",
-		StrikeTime, p.RecoveryWindow, StrikeTime+p.RecoveryWindow, p.Promise(), p.Band(), need)
-	if room := p.Promise() - StrikeTime - p.Band(); room > 0 {
+		strikes, p.RecoveryWindow, strikes+p.RecoveryWindow, p.Promise(), p.Band(), need)
+	if room := p.Promise() - strikes - p.Band(); room > 0 {
 		msg += fmt.Sprintf(", or shorten policy.recovery_window to at most %s", room)
 	}
 	return bad("policy.recovery_window", "%s", msg)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -46,5 +47,21 @@ func TestRefuse_BuiltIn(t *testing.T) {
 	tg.Policy.RetryWindow = time.Minute
 	if err := tg.CrashWindowFits(); err != nil {
 		t.Errorf("a minute's promise fits a 30s recovery window: %v", err)
+	}
+}
+
+// The longest crash wave's strikes (history.LongestWave) and the recovery
+// window must fit inside the promise, less its band: exactly fitting is
+// enough, a millisecond short is refused.
+func TestCrashWindowFits_LongestWaveAndRecoveryWindow(t *testing.T) {
+	pol := target.Policy{TTL: 2 * time.Second, RecoveryWindow: 5 * time.Second}
+	pol.RetryWindow = history.LongestWave() + pol.RecoveryWindow + pol.Band()
+	tg := &target.Target{Name: "x", Policy: pol}
+	if err := tg.CrashWindowFits(); err != nil {
+		t.Errorf("exactly fitting: %v", err)
+	}
+	tg.Policy.RetryWindow -= time.Millisecond
+	if err := tg.CrashWindowFits(); err == nil {
+		t.Error("a millisecond short fits")
 	}
 }

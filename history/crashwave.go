@@ -1,0 +1,81 @@
+package history
+
+import "time"
+
+// CrashPoint is one point of a request at which the crash-window family
+// strikes: one row of CrashWave.
+type CrashPoint struct {
+	// Name is how a history names the point, in Fault.Params[ParamCrashPoint].
+	Name string
+	// Kind is the fault kind that strikes the point, as scenario steps
+	// name it: a kind of package faults, a gateway kind as
+	// "gateway:<kind>".
+	Kind string
+	// Cost is about how long striking one payment at the point takes,
+	// measured against the reference on 2 cores: a kill and restart about
+	// 0.5s, a held charge 0.2s, a gateway or link fault 0.1s.
+	Cost time.Duration
+	// Restarts says the strike stops a replica (killed and restarted, or
+	// frozen and resumed): seconds for a container, so a wave strikes the
+	// point for one payment, not up to MaxStrikes.
+	Restarts bool
+}
+
+// MaxStrikes is the most payments a crash wave strikes at one point that
+// does not restart a replica.
+const MaxStrikes = 3
+
+// CrashWave is every crash point, the one table of them: the checker's
+// crash points (L4 needs each reached), what the crash-window family
+// strikes each with, and how long a strike takes, which is what a target's
+// promise must leave room for. It lives in package history, the lowest
+// package, because the checker, the target's validation and the
+// scenario generators all read it and none of them may import another.
+// A new crash point is one row (and, for a kind the family has no
+// choreography for yet, a case in its strike).
+var CrashWave = []CrashPoint{
+	{"kill-in-hang", "kill_in_hang", 500 * time.Millisecond, true},                      // SIGKILL while the gateway holds a committed charge
+	{"pause-in-hang", "pause", 200 * time.Millisecond, true},                            // SIGSTOP while the gateway holds a committed charge
+	{"fail-before-charge", "gateway:fail_before_charge", 100 * time.Millisecond, false}, // the gateway fails before charging (nothing stored)
+	{"charge-then-fail", "gateway:charge_then_fail", 100 * time.Millisecond, false},     // the gateway charges, then answers 5xx
+	{"charge-then-drop", "gateway:charge_then_drop", 100 * time.Millisecond, false},     // the gateway charges, then drops the connection
+	{"reset-gateway-link", "reset_peer", 100 * time.Millisecond, false},                 // the server's link to the gateway is reset
+	{"timeout-gateway-link", "timeout", 100 * time.Millisecond, false},                  // the server's link to the gateway times out
+	{"down-postgres-link", "down", 100 * time.Millisecond, false},                       // the server's link to its database is down
+	{"kill-after-response", "kill", 500 * time.Millisecond, true},                       // SIGKILL right after the server answered
+}
+
+// CrashPointNames lists CrashWave's point names, in table order.
+func CrashPointNames() []string {
+	out := make([]string, len(CrashWave))
+	for i, p := range CrashWave {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// CrashPointNamed finds a crash point's row.
+func CrashPointNamed(name string) (CrashPoint, bool) {
+	for _, p := range CrashWave {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return CrashPoint{}, false
+}
+
+// LongestWave is about how long the strikes of the longest crash wave
+// take: every point struck for MaxStrikes payments, or one when it
+// restarts a replica. A crash-window example's first payment is retried
+// only after them and the recovery window, inside its promise.
+func LongestWave() time.Duration {
+	var d time.Duration
+	for _, p := range CrashWave {
+		n := MaxStrikes
+		if p.Restarts {
+			n = 1
+		}
+		d += time.Duration(n) * p.Cost
+	}
+	return d
+}
