@@ -41,7 +41,7 @@
 //     request or probability. Heal removes the rule and releases its holds.
 //     The history records the rule's lifetime, and its Fired time once the
 //     run's ledger feed has seen the simulator's event for it firing
-//     (scenarios/evidence.go, stampFirings): a rule armed but never fired
+//     (runner/record.go, stampFirings): a rule armed but never fired
 //     proves nothing (L4 counts crash points seen to fire).
 //   - KillInHang(ctx, env, replica, order): SIGKILL a replica while the
 //     gateway holds that order's committed charge, then release the hold.

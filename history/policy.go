@@ -37,7 +37,7 @@ func (p Policy) Band() time.Duration { return max(p.TTL/10, MinBoundaryBand) }
 // recovery still finishing as the window ends, and a second of round
 // trip on a loaded machine: max_wait + 1s, at least 2s. The window counts
 // from the last heal of every fault the example lived through, other
-// examples' kills included (scenarios/shared.go): an example is judged
+// examples' kills included (runner/live.go): an example is judged
 // on every fault it lived through, never on its own faults only.
 func (p Policy) ConvergeSlack() time.Duration { return max(p.MaxWait+time.Second, 2*time.Second) }
 
