@@ -257,10 +257,9 @@ type attemptResult struct {
 // stored even if the client hangs up.
 func (s *Server) attempt(ctx context.Context, j job) attemptResult {
 	ctx = context.WithoutCancel(ctx)
-	stop := Lease{Store: s.store, Tenant: j.tenant, KeyHash: j.keyHash, RequestID: j.requestID, Owner: s.cfg.ReplicaID,
-		Length: s.cfg.Lease, Granted: j.createdAt, Now: s.now, Log: s.log}.Hold(ctx)
+	release := s.keeper.Hold(Lease{Tenant: j.tenant, KeyHash: j.keyHash, RequestID: j.requestID, Granted: j.createdAt})
 	out := s.ask(ctx, j)
-	stop()
+	release()
 	if !out.Definitive() {
 		dctx, cancel := context.WithTimeout(ctx, dbTimeout)
 		defer cancel()

@@ -21,13 +21,14 @@ const dbTimeout = 10 * time.Second
 // number of Servers on one database are as safe as one, because every
 // decision is a single conditional statement in PostgreSQL.
 type Server struct {
-	cfg   Config
-	store *Store
-	hub   *Hub
-	gw    *Gateway
-	m     *Metrics
-	log   *slog.Logger
-	now   func() time.Time
+	cfg    Config
+	store  *Store
+	hub    *Hub
+	keeper *Keeper
+	gw     *Gateway
+	m      *Metrics
+	log    *slog.Logger
+	now    func() time.Time
 }
 
 // New builds a server. It does no I/O; call Run for the notification
@@ -38,14 +39,16 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	log := cfg.Logger.With("replica", cfg.ReplicaID)
+	store := NewStore(cfg.Pool)
 	return &Server{
-		cfg:   cfg,
-		store: NewStore(cfg.Pool),
-		hub:   NewHub(cfg.Pool, log),
-		gw:    cfg.Gateway,
-		m:     NewMetrics(cfg.Registry),
-		log:   log,
-		now:   cfg.Now,
+		cfg:    cfg,
+		store:  store,
+		keeper: NewKeeper(store, cfg.ReplicaID, cfg.Lease, cfg.Now, log),
+		hub:    NewHub(cfg.Pool, log),
+		gw:     cfg.Gateway,
+		m:      NewMetrics(cfg.Registry),
+		log:    log,
+		now:    cfg.Now,
 	}, nil
 }
 

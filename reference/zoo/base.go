@@ -31,6 +31,7 @@ type base struct {
 	cfg     reference.Config
 	store   *reference.Store
 	hub     *reference.Hub
+	keeper  *reference.Keeper
 	gw      *reference.Gateway
 	log     *slog.Logger
 	replica string
@@ -90,8 +91,10 @@ func newBase(cfg reference.Config) (*base, error) {
 	if replica == "" {
 		replica = newID("replica_")
 	}
-	return &base{cfg: cfg, store: reference.NewStore(cfg.Pool), hub: reference.NewHub(cfg.Pool, cfg.Logger),
-		gw: cfg.Gateway, log: cfg.Logger.With("replica", replica), replica: replica}, nil
+	store := reference.NewStore(cfg.Pool)
+	return &base{cfg: cfg, store: store, hub: reference.NewHub(cfg.Pool, cfg.Logger),
+		keeper: reference.NewKeeper(store, replica, cfg.Lease, time.Now, cfg.Logger),
+		gw:     cfg.Gateway, log: cfg.Logger.With("replica", replica), replica: replica}, nil
 }
 
 // Handler serves POST /v1/charges and GET /healthz.
@@ -255,10 +258,9 @@ func (b *base) recover(ctx context.Context, rec *reference.Record) answer {
 // attempt asks the gateway and records the outcome, detached from the client.
 func (b *base) attempt(ctx context.Context, j job) answer {
 	ctx = context.WithoutCancel(ctx)
-	stop := reference.Lease{Store: b.store, Tenant: j.scope, KeyHash: j.keyHash, RequestID: j.requestID, Owner: b.replica,
-		Length: b.cfg.Lease, Now: time.Now, Log: b.log}.Hold(ctx)
+	release := b.keeper.Hold(reference.Lease{Tenant: j.scope, KeyHash: j.keyHash, RequestID: j.requestID})
 	out := b.gw.Charge(ctx, reference.GatewayRequest{RequestID: j.requestID, ChargeParams: j.params})
-	stop()
+	release()
 	if !out.Definitive() {
 		dctx, cancel := context.WithTimeout(ctx, dbTimeout)
 		defer cancel()
