@@ -29,6 +29,7 @@ type Server struct {
 	m      *Metrics
 	log    *slog.Logger
 	now    func() time.Time
+	hooks  Hooks
 }
 
 // New builds a server. It does no I/O; call Run for the notification
@@ -129,8 +130,8 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
-// newID returns prefix + 128 random bits in hex.
-func newID(prefix string) string {
+// NewID returns prefix + 128 random bits in hex: request and replica ids.
+func NewID(prefix string) string {
 	var b [16]byte
 	rand.Read(b[:])
 	return prefix + hex.EncodeToString(b[:])
