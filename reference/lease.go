@@ -98,7 +98,9 @@ func NewKeeper(store *Store, owner string, length time.Duration, now func() time
 		held: map[*heldLease]struct{}{}, wake: make(chan struct{}, 1)}
 }
 
-// Hold renews l until release is called.
+// Hold renews l until release is called. release returns at once: a
+// renewal already under way may still land, which only extends a lease
+// that finishing or releasing the key then ends.
 func (k *Keeper) Hold(l Lease) (release func()) {
 	first := k.every
 	if !l.Granted.IsZero() {
