@@ -44,6 +44,7 @@ type ChargeRequest struct {
 	Key         string // the idempotency key, unquoted
 	KeyHash     []byte // KeyHash(Key)
 	Fingerprint []byte // Fingerprint(method, path, Canonical)
+	Body        []byte // the body as received
 	Canonical   []byte // RFC 8785 form of the body
 	Params      ChargeParams
 }
@@ -79,6 +80,7 @@ func ParseCharge(r *http.Request) (*ChargeRequest, error) {
 		Key:         key,
 		KeyHash:     KeyHash(key),
 		Fingerprint: Fingerprint(r.Method, r.URL.Path, canonical),
+		Body:        body,
 		Canonical:   canonical,
 	}
 	req.Params, err = ParseChargeBody(canonical)

@@ -13,7 +13,7 @@ import (
 )
 
 // Defaults. A live owner renews its lease while its gateway call runs
-// (Lease.Hold), so it is never taken over, and a dead owner's key is
+// (Keeper), so it is never taken over, and a dead owner's key is
 // recovered a lease after its last renewal; the max wait is shorter than
 // a client's timeout; the tombstone window covers a month of late retries.
 const (
@@ -97,7 +97,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.SweepBatch = DefaultSweepBatch
 	}
 	if c.ReplicaID == "" {
-		c.ReplicaID = newID("replica_")
+		c.ReplicaID = NewID("replica_")
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -9,9 +9,10 @@
 // FOR UPDATE SKIP LOCKED), so any number of replicas on one database are as
 // safe as one. No in-process lock is trusted for safety.
 //
-// The pieces are small and exported, so that broken variants (the zoo) can
-// be built as separate types that reuse them; the Server's own path has no
-// defect switches.
+// The pieces are small and exported. The charge flow is written once: a
+// broken variant of the zoo is this Server with [Hooks] set (one step of
+// the flow overridden), so a fix to the flow lands in every variant; with
+// no hooks set the Server is the reference.
 //
 // # Serving
 //
@@ -21,6 +22,10 @@
 //     GET /metrics; [Server.Run] runs the notification listener and the
 //     sweeper; [Server.SweepOnce] runs one sweep (tests drive it with a fake
 //     clock).
+//   - [Server.SetHooks] overrides steps of the flow ([Hooks]); the
+//     answers a hook may give are [Answer], [Server.Conflict],
+//     [Server.Mismatch], [Server.Unavailable], [UnknownOutcome]; the
+//     gateway attempt a hook sees is a [Job].
 //   - [Migrate] applies the embedded schema under an advisory lock, safe
 //     when replicas start together.
 //   - cmd/reference-server wraps all of it as a process configured by
@@ -49,6 +54,8 @@
 //     and [Store.LeaseStale] (recovery, SKIP LOCKED), [Store.Reclaim],
 //     [Store.Expire] (compaction into tombstones, then deletion).
 //   - [Claim], [Record], the State* constants.
+//   - [Keeper]: one per replica, renews the [Lease]s of the claims in
+//     flight, all due ones in one statement ([Store.RenewLeases]).
 //
 // # Waiting
 //

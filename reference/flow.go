@@ -19,50 +19,52 @@ const maxLoops = 64
 // retryAfter is the Retry-After of every retryable answer.
 const retryAfter = time.Second
 
-// answer is what one charge request is told: a definitive result (stored,
+// Answer is what one charge request is told: a definitive result (stored,
 // maybe replayed) or a problem (refusal or retryable).
-type answer struct {
-	result   *Result
-	replayed bool
-	problem  Problem
+type Answer struct {
+	Result   *Result
+	Replayed bool
+	Problem  Problem
 }
 
-func (a answer) write(w http.ResponseWriter) {
-	if a.result != nil {
-		WriteResult(w, *a.result, a.replayed)
+// Write sends the answer.
+func (a Answer) Write(w http.ResponseWriter) {
+	if a.Result != nil {
+		WriteResult(w, *a.Result, a.Replayed)
 		return
 	}
-	WriteProblem(w, a.problem)
+	WriteProblem(w, a.Problem)
 }
 
-// job is one gateway attempt for a claim.
-type job struct {
-	tenant    string
-	keyHash   []byte
-	requestID string
-	params    ChargeParams
-	by        string // "owner", "retry" (takeover by a request), "sweeper"
-	createdAt time.Time
+// Job is one gateway attempt for a claim.
+type Job struct {
+	Tenant    string
+	KeyHash   []byte
+	RequestID string
+	Params    ChargeParams
+	By        string    // "owner", "retry" (takeover by a request), "sweeper"
+	CreatedAt time.Time // the claim's time
 }
 
-func (j job) logAttrs() []any {
-	return []any{"tenant", j.tenant, "key_hash", fmt.Sprintf("%x", j.keyHash[:8]), "request_id", j.requestID,
-		"order_id", j.params.OrderID, "by", j.by}
+func (j Job) logAttrs() []any {
+	return []any{"tenant", j.Tenant, "key_hash", fmt.Sprintf("%x", j.KeyHash[:8]), "request_id", j.RequestID,
+		"order_id", j.Params.OrderID, "by", j.By}
 }
 
 func (s *Server) serveCharge(w http.ResponseWriter, r *http.Request) {
 	req, err := ParseCharge(r)
+	s.adjust(req)
 	if err != nil {
-		s.refuse(r.Context(), req, err).write(w)
+		s.refuse(r.Context(), req, err).Write(w)
 		return
 	}
-	s.charge(r.Context(), req).write(w)
+	s.charge(r.Context(), req).Write(w)
 }
 
 // refuse answers client input that failed validation. A body whose fields
 // are invalid under a key already bound to another request is a 422, the
 // more useful answer: the client reused a key.
-func (s *Server) refuse(ctx context.Context, req *ChargeRequest, err error) answer {
+func (s *Server) refuse(ctx context.Context, req *ChargeRequest, err error) Answer {
 	var re *RequestError
 	if !errors.As(err, &re) {
 		re = &RequestError{Status: http.StatusBadRequest, Detail: err.Error()}
@@ -70,16 +72,19 @@ func (s *Server) refuse(ctx context.Context, req *ChargeRequest, err error) answ
 	if req != nil && isFieldError(err) {
 		rec, lerr := s.store.Lookup(ctx, req.Tenant, req.KeyHash)
 		if lerr == nil && !s.forgotten(rec) && !bytes.Equal(rec.Fingerprint, req.Fingerprint) {
-			return s.mismatch()
+			return s.Mismatch()
 		}
 	}
 	s.m.Rejected.WithLabelValues(strconv.Itoa(re.Status)).Inc()
-	return answer{problem: ProblemFor(re)}
+	return Answer{Problem: ProblemFor(re)}
 }
 
 // charge is the protocol for a valid request: claim the key, or find out
 // what happened to it.
-func (s *Server) charge(ctx context.Context, req *ChargeRequest) answer {
+func (s *Server) charge(ctx context.Context, req *ChargeRequest) Answer {
+	if s.hooks.Charge != nil {
+		return s.hooks.Charge(ctx, req)
+	}
 	claim := s.newClaim(req)
 	// From the claim on, the work is not the client's to cancel: a claim
 	// committed under a hang-up would otherwise wait for recovery.
@@ -87,23 +92,23 @@ func (s *Server) charge(ctx context.Context, req *ChargeRequest) answer {
 	ok, existing, err := s.store.Claim(cctx, claim)
 	cancel()
 	if err != nil {
-		return s.unavailable(err)
+		return s.Unavailable(err)
 	}
 	if ok {
 		s.m.Claims.Inc()
-		return s.attempt(ctx, claimJob(claim)).answer
+		return s.attempt(ctx, claimJob(claim)).Answer
 	}
 	return s.await(ctx, req, existing)
 }
 
 func (s *Server) newClaim(req *ChargeRequest) Claim {
 	return Claim{Tenant: req.Tenant, KeyHash: req.KeyHash, Key: req.Key, Fingerprint: req.Fingerprint,
-		RequestID: newID("req_"), Params: req.Params, Owner: s.cfg.ReplicaID, Now: s.now(),
+		RequestID: NewID("req_"), Params: req.Params, Owner: s.cfg.ReplicaID, Now: s.now(),
 		Lease: s.cfg.Lease, TTL: s.cfg.TTL, Forget: s.cfg.TombstoneTTL}
 }
 
-func claimJob(c Claim) job {
-	return job{tenant: c.Tenant, keyHash: c.KeyHash, requestID: c.RequestID, params: c.Params, by: "owner", createdAt: c.Now}
+func claimJob(c Claim) Job {
+	return Job{Tenant: c.Tenant, KeyHash: c.KeyHash, RequestID: c.RequestID, Params: c.Params, By: "owner", CreatedAt: c.Now}
 }
 
 // forgotten reports whether a finished key is past its dedupe window.
@@ -114,7 +119,7 @@ func (s *Server) forgotten(rec *Record) bool { return rec.Terminal() && !s.now()
 // woken by the hub, up to MaxWait.
 //
 // rec is the row as the claim saw it, or nil to read it first.
-func (s *Server) await(ctx context.Context, req *ChargeRequest, rec *Record) answer {
+func (s *Server) await(ctx context.Context, req *ChargeRequest, rec *Record) Answer {
 	var sub *Subscription
 	defer func() {
 		if sub != nil {
@@ -139,7 +144,7 @@ func (s *Server) await(ctx context.Context, req *ChargeRequest, rec *Record) ans
 				continue
 			}
 			if err != nil {
-				return s.unavailable(err)
+				return s.Unavailable(err)
 			}
 		}
 		now := s.now()
@@ -151,17 +156,17 @@ func (s *Server) await(ctx context.Context, req *ChargeRequest, rec *Record) ans
 			rec = nil
 			continue
 		case !bytes.Equal(rec.Fingerprint, req.Fingerprint):
-			return s.mismatch()
+			return s.Mismatch()
 		case rec.Terminal():
 			s.m.Replays.Inc()
-			return answer{result: &rec.Result, replayed: true}
-		case !now.Before(rec.LeaseUntil):
+			return Answer{Result: &rec.Result, Replayed: true}
+		case !now.Before(rec.LeaseUntil) && s.mayTakeOver(rec):
 			taken, err := s.store.TakeOver(ctx, req.Tenant, req.KeyHash, s.cfg.ReplicaID, now, s.cfg.Lease)
 			if err != nil {
-				return s.unavailable(err)
+				return s.Unavailable(err)
 			}
 			if taken != nil {
-				return s.recoverKey(ctx, taken, "retry").answer
+				return s.recoverKey(ctx, taken, "retry").Answer
 			}
 			rec = nil
 			continue
@@ -175,31 +180,38 @@ func (s *Server) await(ctx context.Context, req *ChargeRequest, rec *Record) ans
 			sub = s.hub.Subscribe(req.Tenant, req.KeyHash)
 			registered, err := s.store.Register(ctx, req.Tenant, req.KeyHash)
 			if err != nil {
-				return s.unavailable(err)
+				return s.Unavailable(err)
 			}
 			rec = registered
 			continue
 		}
 		if remaining <= 0 {
-			s.m.Conflicts.Inc()
-			return answer{problem: Problem{Status: http.StatusConflict, Title: "Request in progress",
-				Detail: "another request with this Idempotency-Key is in progress; retry later", RetryAfter: retryAfter}}
+			return s.Conflict()
 		}
 		if waitStart.IsZero() {
 			waitStart = time.Now()
 			s.m.Waits.Inc()
 		}
-		n, err := waitFor(ctx, sub, min(remaining, rec.LeaseUntil.Sub(now)))
+		n, err := waitFor(ctx, sub, s.wakeIn(rec, now, remaining))
 		if err != nil {
-			return answer{problem: Problem{Status: http.StatusServiceUnavailable, Detail: "client went away", RetryAfter: retryAfter}}
+			return Answer{Problem: Problem{Status: http.StatusServiceUnavailable, Detail: "client went away", RetryAfter: retryAfter}}
 		}
 		if n.Result != nil && n.RequestID == rec.RequestID { // the owner's result, straight from the notification
 			s.m.Replays.Inc()
-			return answer{result: n.Result, replayed: true}
+			return Answer{Result: n.Result, Replayed: true}
 		}
 		rec = nil
 	}
-	return s.unavailable(errors.New("key changed state too often"))
+	return s.Unavailable(errors.New("key changed state too often"))
+}
+
+// wakeIn is how long a waiter sleeps at most: what is left of MaxWait, or
+// less, until the lease runs out, when it may take the key over then.
+func (s *Server) wakeIn(rec *Record, now time.Time, remaining time.Duration) time.Duration {
+	if !s.mayTakeOver(rec) {
+		return remaining
+	}
+	return min(remaining, rec.LeaseUntil.Sub(now))
 }
 
 // claimOnly is Store.Claim without the row it may return.
@@ -209,17 +221,17 @@ func (s *Server) claimOnly(ctx context.Context, c Claim) (bool, error) {
 }
 
 // claimAgain claims a key that vanished or was forgotten while we looked.
-func (s *Server) claimAgain(ctx context.Context, req *ChargeRequest, claimFn func(context.Context, Claim) (bool, error)) (answer, bool) {
+func (s *Server) claimAgain(ctx context.Context, req *ChargeRequest, claimFn func(context.Context, Claim) (bool, error)) (Answer, bool) {
 	claim := s.newClaim(req)
 	ok, err := claimFn(ctx, claim)
 	if err != nil {
-		return s.unavailable(err), true
+		return s.Unavailable(err), true
 	}
 	if !ok {
-		return answer{}, false
+		return Answer{}, false
 	}
 	s.m.Claims.Inc()
-	return s.attempt(ctx, claimJob(claim)).answer, true
+	return s.attempt(ctx, claimJob(claim)).Answer, true
 }
 
 // waitFor blocks until the key is notified, d passes, or ctx ends.
@@ -239,8 +251,12 @@ func waitFor(ctx context.Context, sub *Subscription, d time.Duration) (Notice, e
 // recoverKey finishes a key taken over from an owner that vanished or gave
 // up: it re-sends the recorded request id with the recorded parameters.
 func (s *Server) recoverKey(ctx context.Context, rec *Record, by string) attemptResult {
-	j := job{tenant: rec.Tenant, keyHash: rec.KeyHash, requestID: rec.RequestID, params: rec.Params,
-		by: by, createdAt: rec.CreatedAt}
+	id, err := s.takeoverID(ctx, rec)
+	if err != nil {
+		return attemptResult{s.Unavailable(err), Indeterminate}
+	}
+	j := Job{Tenant: rec.Tenant, KeyHash: rec.KeyHash, RequestID: id, Params: rec.Params,
+		By: by, CreatedAt: rec.CreatedAt}
 	res := s.attempt(ctx, j)
 	s.m.Recoveries.WithLabelValues(by, res.kind.String()).Inc()
 	s.log.Info("key recovered", append(j.logAttrs(), "outcome", res.kind.String(), "attempts", rec.Attempts)...)
@@ -248,69 +264,61 @@ func (s *Server) recoverKey(ctx context.Context, rec *Record, by string) attempt
 }
 
 type attemptResult struct {
-	answer
+	Answer
 	kind OutcomeKind
 }
 
 // attempt asks the gateway about one claim and records the outcome. It is
 // detached from the client's context: once money may move, the answer is
 // stored even if the client hangs up.
-func (s *Server) attempt(ctx context.Context, j job) attemptResult {
+func (s *Server) attempt(ctx context.Context, j Job) attemptResult {
 	ctx = context.WithoutCancel(ctx)
-	stop := Lease{Store: s.store, Tenant: j.tenant, KeyHash: j.keyHash, RequestID: j.requestID, Owner: s.cfg.ReplicaID,
-		Length: s.cfg.Lease, Granted: j.createdAt, Now: s.now, Log: s.log}.Hold(ctx)
+	release := s.keeper.Hold(Lease{Tenant: j.Tenant, KeyHash: j.KeyHash, RequestID: j.RequestID, Granted: j.CreatedAt})
 	out := s.ask(ctx, j)
-	stop()
+	release()
 	if !out.Definitive() {
 		dctx, cancel := context.WithTimeout(ctx, dbTimeout)
 		defer cancel()
-		if err := s.store.Release(dctx, j.tenant, j.keyHash, j.requestID, s.cfg.ReplicaID, s.now()); err != nil {
-			s.log.Warn("release after indeterminate gateway answer", append(j.logAttrs(), "err", err)...)
-		}
+		s.indeterminate(dctx, j)
 		s.log.Warn("gateway outcome indeterminate; key left unresolved",
 			append(j.logAttrs(), "status", out.Status, "err", out.Err)...)
-		p := Problem{Status: http.StatusBadGateway, Title: "Payment gateway outcome unknown", RetryAfter: retryAfter,
-			Detail: "the payment gateway did not give a definitive answer; retry with the same Idempotency-Key"}
-		if out.Timeout {
-			p.Status = http.StatusGatewayTimeout
-		}
-		return attemptResult{answer{problem: p}, out.Kind}
+		return attemptResult{UnknownOutcome(out), out.Kind}
 	}
-	res, _ := ResultFor(out, j.params)
+	res, _ := ResultFor(out, j.Params)
 	return attemptResult{s.finish(ctx, j, res), out.Kind}
 }
 
 // finish stores a definitive result; if someone else finished the key
 // first (a takeover that asked the gateway about the same id), their stored
 // result is the answer.
-func (s *Server) finish(ctx context.Context, j job, res Result) answer {
+func (s *Server) finish(ctx context.Context, j Job, res Result) Answer {
 	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
 	defer cancel()
-	ok, err := s.store.Finish(ctx, j.tenant, j.keyHash, j.requestID, res, s.now())
+	ok, err := s.store.Finish(ctx, j.Tenant, j.KeyHash, j.RequestID, res, s.now())
 	if err != nil {
 		// The key stays claimed; recovery will re-ask the gateway under the
 		// same id and store this same decision.
-		return s.unavailable(err)
+		return s.Unavailable(err)
 	}
 	if ok {
-		return answer{result: &res}
+		return Answer{Result: &res}
 	}
-	rec, err := s.store.Lookup(ctx, j.tenant, j.keyHash)
+	rec, err := s.store.Lookup(ctx, j.Tenant, j.KeyHash)
 	if err != nil {
-		return s.unavailable(err)
+		return s.Unavailable(err)
 	}
 	if !rec.Terminal() {
-		return s.unavailable(errors.New("key neither finished nor ours"))
+		return s.Unavailable(errors.New("key neither finished nor ours"))
 	}
-	return answer{result: &rec.Result, replayed: true}
+	return Answer{Result: &rec.Result, Replayed: true}
 }
 
 // ask sends the claim's request to the gateway. A claim older than the
 // gateway's idempotency window is first searched for, since a re-send would
 // no longer be deduplicated there.
-func (s *Server) ask(ctx context.Context, j job) Outcome {
-	if j.by != "owner" && s.now().Sub(j.createdAt) >= s.cfg.GatewayKeyWindow {
-		c, err := s.gw.FindCharge(ctx, j.params.OrderID, j.requestID)
+func (s *Server) ask(ctx context.Context, j Job) Outcome {
+	if j.By != "owner" && s.now().Sub(j.CreatedAt) >= s.cfg.GatewayKeyWindow {
+		c, err := s.gw.FindCharge(ctx, j.Params.OrderID, j.RequestID)
 		switch {
 		case err != nil:
 			return Outcome{Err: err}
@@ -321,7 +329,7 @@ func (s *Server) ask(ctx context.Context, j job) Outcome {
 		}
 	}
 	start := time.Now()
-	out := s.gw.Charge(ctx, GatewayRequest{RequestID: j.requestID, ChargeParams: j.params})
+	out := s.gw.Charge(ctx, GatewayRequest{RequestID: j.RequestID, ChargeParams: j.Params})
 	s.m.GatewaySeconds.Observe(time.Since(start).Seconds())
 	s.m.GatewayCalls.WithLabelValues(out.Kind.String()).Inc()
 	if s.log.Enabled(ctx, slog.LevelDebug) {
@@ -330,15 +338,37 @@ func (s *Server) ask(ctx context.Context, j job) Outcome {
 	return out
 }
 
-func (s *Server) mismatch() answer {
+// Conflict is the answer to a duplicate whose key stays in flight past
+// MaxWait: 409 with Retry-After.
+func (s *Server) Conflict() Answer {
+	s.m.Conflicts.Inc()
+	return Answer{Problem: Problem{Status: http.StatusConflict, Title: "Request in progress",
+		Detail: "another request with this Idempotency-Key is in progress; retry later", RetryAfter: retryAfter}}
+}
+
+// UnknownOutcome is the answer to an attempt whose gateway outcome is
+// unknown: 504 after a gateway timeout, else 502, with Retry-After.
+func UnknownOutcome(out Outcome) Answer {
+	p := Problem{Status: http.StatusBadGateway, Title: "Payment gateway outcome unknown", RetryAfter: retryAfter,
+		Detail: "the payment gateway did not give a definitive answer; retry with the same Idempotency-Key"}
+	if out.Timeout {
+		p.Status = http.StatusGatewayTimeout
+	}
+	return Answer{Problem: p}
+}
+
+// Mismatch is the answer to a key reused with another request: 422.
+func (s *Server) Mismatch() Answer {
 	s.m.Mismatches.Inc()
-	return answer{problem: Problem{Status: http.StatusUnprocessableEntity, Title: "Idempotency-Key reused",
+	return Answer{Problem: Problem{Status: http.StatusUnprocessableEntity, Title: "Idempotency-Key reused",
 		Detail: "this Idempotency-Key was first used with a different request", Field: "Idempotency-Key"}}
 }
 
-func (s *Server) unavailable(err error) answer {
+// Unavailable is the answer when the database failed: 503 with
+// Retry-After.
+func (s *Server) Unavailable(err error) Answer {
 	s.m.Unavailable.Inc()
 	s.log.Error("database unavailable", "err", err)
-	return answer{problem: Problem{Status: http.StatusServiceUnavailable, Title: "Temporarily unavailable",
+	return Answer{Problem: Problem{Status: http.StatusServiceUnavailable, Title: "Temporarily unavailable",
 		Detail: "the request could not be recorded; retry with the same Idempotency-Key", RetryAfter: retryAfter}}
 }

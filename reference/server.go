@@ -21,13 +21,15 @@ const dbTimeout = 10 * time.Second
 // number of Servers on one database are as safe as one, because every
 // decision is a single conditional statement in PostgreSQL.
 type Server struct {
-	cfg   Config
-	store *Store
-	hub   *Hub
-	gw    *Gateway
-	m     *Metrics
-	log   *slog.Logger
-	now   func() time.Time
+	cfg    Config
+	store  *Store
+	hub    *Hub
+	keeper *Keeper
+	gw     *Gateway
+	m      *Metrics
+	log    *slog.Logger
+	now    func() time.Time
+	hooks  Hooks
 }
 
 // New builds a server. It does no I/O; call Run for the notification
@@ -38,14 +40,16 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	log := cfg.Logger.With("replica", cfg.ReplicaID)
+	store := NewStore(cfg.Pool)
 	return &Server{
-		cfg:   cfg,
-		store: NewStore(cfg.Pool),
-		hub:   NewHub(cfg.Pool, log),
-		gw:    cfg.Gateway,
-		m:     NewMetrics(cfg.Registry),
-		log:   log,
-		now:   cfg.Now,
+		cfg:    cfg,
+		store:  store,
+		keeper: NewKeeper(store, cfg.ReplicaID, cfg.Lease, cfg.Now, log),
+		hub:    NewHub(cfg.Pool, log),
+		gw:     cfg.Gateway,
+		m:      NewMetrics(cfg.Registry),
+		log:    log,
+		now:    cfg.Now,
 	}, nil
 }
 
@@ -126,8 +130,8 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
-// newID returns prefix + 128 random bits in hex.
-func newID(prefix string) string {
+// NewID returns prefix + 128 random bits in hex: request and replica ids.
+func NewID(prefix string) string {
 	var b [16]byte
 	rand.Read(b[:])
 	return prefix + hex.EncodeToString(b[:])

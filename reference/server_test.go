@@ -311,42 +311,105 @@ func TestServer_LiveOwnerKeepsItsLease(t *testing.T) {
 
 // An owner slow between its claim and its gateway call renews at once:
 // the first renewal is due a third of a lease after the claim, not after
-// the call starts (in container mode an owner took 1.15s from its claim
-// to the gateway, and a sweeper re-sent its charge). With an hour's lease
-// granted an hour ago, the renewal comes at once, not in 20 minutes; a
-// lease taken over by another owner is not renewed.
+// the call starts. With an hour's lease granted an hour ago, the renewal
+// comes at once, not in 20 minutes; a lease taken over by another owner
+// is not renewed.
 func TestLease_FirstRenewalCountsFromTheGrant(t *testing.T) {
 	e := newEnv(t, envOptions{replicas: -1})
 	store := reference.NewStore(e.db)
-	tenant, key := uniq("sk"), uniq("key")
 	now := time.Now()
+	claim := heldClaim(t, store, "slow-owner", now.Add(-time.Hour), time.Hour)
+	keeper := reference.NewKeeper(store, claim.Owner, time.Hour, time.Now, testLogger(t))
+	release := keeper.Hold(reference.Lease{Tenant: claim.Tenant, KeyHash: claim.KeyHash, RequestID: claim.RequestID, Granted: claim.Now})
+	eventually(t, 10*time.Second, "the lease renewed to an hour from now", func() bool {
+		return !leaseUntil(t, e, claim).Before(now.Add(time.Hour))
+	})
+	release()
+
+	before := leaseUntil(t, e, claim)
+	lease := reference.Lease{Tenant: claim.Tenant, KeyHash: claim.KeyHash, RequestID: claim.RequestID}
+	held, err := store.RenewLeases(t.Context(), "not-the-owner", []reference.Lease{lease}, time.Now().Add(time.Hour), time.Hour)
+	if len(held) != 0 || err != nil {
+		t.Fatalf("another owner renewed the lease: %v %v", held, err)
+	}
+	if !leaseUntil(t, e, claim).Equal(before) {
+		t.Fatal("another owner's renewal moved the lease")
+	}
+}
+
+// One keeper renews all the claims its replica holds together, in one
+// statement a tick: every lease is moved to the same instant, tick after
+// tick, and a released claim is renewed no more (a renewal already under
+// way when it is released may still land).
+func TestKeeper_RenewsAllHeldClaimsInOneStatement(t *testing.T) {
+	e := newEnv(t, envOptions{replicas: -1})
+	store := reference.NewStore(e.db)
+	const length, n = 1500 * time.Millisecond, 12
+	keeper := reference.NewKeeper(store, "keeper-owner", length, time.Now, testLogger(t))
+	claims := make([]reference.Claim, n)
+	granted := time.Now()
+	for i := range claims {
+		claims[i] = heldClaim(t, store, "keeper-owner", granted, length)
+	}
+	releases := make([]func(), n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			c := claims[i]
+			releases[i] = keeper.Hold(reference.Lease{Tenant: c.Tenant, KeyHash: c.KeyHash, RequestID: c.RequestID, Granted: c.Now})
+		})
+	}
+	wg.Wait()
+	for tick := range 3 {
+		var at time.Time
+		eventually(t, 5*time.Second, fmt.Sprintf("tick %d renewed every claim to one instant", tick+1), func() bool {
+			first := leaseUntil(t, e, claims[0])
+			for _, c := range claims[1:] {
+				if !leaseUntil(t, e, c).Equal(first) {
+					return false
+				}
+			}
+			if first.After(at) && first.After(claims[0].Now.Add(length)) {
+				at = first
+				return true
+			}
+			return false
+		})
+	}
+	releases[0]()
+	time.Sleep(length / 3)
+	released := leaseUntil(t, e, claims[0])
+	time.Sleep(2 * length)
+	if !leaseUntil(t, e, claims[0]).Equal(released) {
+		t.Error("a released claim was renewed")
+	}
+	if !leaseUntil(t, e, claims[1]).After(released) {
+		t.Error("a claim still held was not renewed")
+	}
+	for _, r := range releases[1:] {
+		r()
+	}
+}
+
+// heldClaim claims a fresh key for owner with a lease granted at granted.
+func heldClaim(t *testing.T, store *reference.Store, owner string, granted time.Time, lease time.Duration) reference.Claim {
+	t.Helper()
+	tenant, key := uniq("sk"), uniq("key")
 	claim := reference.Claim{Tenant: reference.TenantID(tenant), KeyHash: reference.KeyHash(key), Key: key, Fingerprint: []byte("fp"),
 		RequestID: uniq("req"), Params: reference.ChargeParams{Amount: 100, Currency: "usd", OrderID: uniq("ord")},
-		Owner: "slow-owner", Now: now.Add(-time.Hour), Lease: time.Hour, TTL: 2 * time.Hour, Forget: 2 * time.Hour}
+		Owner: owner, Now: granted, Lease: lease, TTL: 2 * time.Hour, Forget: 2 * time.Hour}
 	if ok, _, err := store.Claim(t.Context(), claim); !ok || err != nil {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
-	leaseUntil := func() time.Time {
-		var until time.Time
-		if err := e.db.QueryRow(t.Context(), `SELECT lease_until FROM idempotency_keys WHERE tenant = $1 AND key_hash = $2`,
-			claim.Tenant, claim.KeyHash).Scan(&until); err != nil {
-			t.Fatal(err)
-		}
-		return until
-	}
-	lease := reference.Lease{Store: store, Tenant: claim.Tenant, KeyHash: claim.KeyHash, RequestID: claim.RequestID, Owner: claim.Owner,
-		Length: time.Hour, Granted: claim.Now, Now: time.Now, Log: testLogger(t)}
-	stop := lease.Hold(t.Context())
-	eventually(t, 10*time.Second, "the lease renewed to an hour from now", func() bool { return !leaseUntil().Before(now.Add(time.Hour)) })
-	stop()
+	return claim
+}
 
-	other := lease
-	other.Owner = "not-the-owner"
-	before := leaseUntil()
-	if held, err := store.Renew(t.Context(), other.Tenant, other.KeyHash, other.RequestID, other.Owner, time.Now().Add(time.Hour), time.Hour); held || err != nil {
-		t.Fatalf("another owner renewed the lease: %v %v", held, err)
+func leaseUntil(t *testing.T, e *env, c reference.Claim) time.Time {
+	t.Helper()
+	var until time.Time
+	if err := e.db.QueryRow(t.Context(), `SELECT lease_until FROM idempotency_keys WHERE tenant = $1 AND key_hash = $2`,
+		c.Tenant, c.KeyHash).Scan(&until); err != nil {
+		t.Fatal(err)
 	}
-	if !leaseUntil().Equal(before) {
-		t.Fatal("another owner's renewal moved the lease")
-	}
+	return until
 }

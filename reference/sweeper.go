@@ -42,10 +42,10 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepStats, error) {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			res := s.recoverKey(ctx, rec, "sweeper")
+			kind := s.sweepStale(ctx, rec)
 			mu.Lock()
 			defer mu.Unlock()
-			switch res.kind {
+			switch kind {
 			case Charged:
 				st.Charged++
 			case Declined, Rejected:
@@ -56,6 +56,9 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepStats, error) {
 		})
 	}
 	wg.Wait()
+	if s.hooks.Sweep != nil {
+		s.hooks.Sweep(ctx)
+	}
 	for range maxExpiryBatches {
 		c, f, err := s.store.Expire(ctx, s.now(), s.cfg.SweepBatch)
 		st.Compacted += c
@@ -73,7 +76,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepStats, error) {
 }
 
 func (s *Server) sweepLoop(ctx context.Context) {
-	Every(ctx, s.cfg.SweepInterval, s.cfg.SweepInterval, func() bool {
+	repeat(ctx, s.cfg.SweepInterval, s.cfg.SweepInterval, func() bool {
 		st, err := s.SweepOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("sweep failed", "err", err)
@@ -86,9 +89,9 @@ func (s *Server) sweepLoop(ctx context.Context) {
 	})
 }
 
-// Every calls fn after first (at once if it is not positive), then every
+// repeat calls fn after first (at once if it is not positive), then every
 // interval, until ctx ends or fn returns false.
-func Every(ctx context.Context, first, interval time.Duration, fn func() bool) {
+func repeat(ctx context.Context, first, interval time.Duration, fn func() bool) {
 	if first > 0 {
 		t := time.NewTimer(first)
 		select {

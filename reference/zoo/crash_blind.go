@@ -17,13 +17,7 @@ import "github.com/idemcheck/idemcheck/reference"
 var crashBlind = Variant{
 	Name: "crash-blind",
 	Bug:  "recovers from gateway errors but never takes over a key whose owner died, and has no sweeper",
-	New: func(cfg reference.Config) (Server, error) {
-		b, err := newBase(cfg)
-		if err != nil {
-			return nil, err
-		}
-		b.noSweeper = true
-		b.mayTakeOver = func(rec *reference.Record) bool { return rec.State == reference.StateNeedsRecovery }
-		return b, nil
-	},
+	New: withoutSweeper(hooked(func(*reference.Server) reference.Hooks {
+		return reference.Hooks{MayTakeOver: func(rec *reference.Record) bool { return rec.State == reference.StateNeedsRecovery }}
+	})),
 }

@@ -12,12 +12,7 @@ import "github.com/idemcheck/idemcheck/reference"
 var globalKeys = Variant{
 	Name: "global-keys",
 	Bug:  "keys are not scoped per tenant",
-	New: func(cfg reference.Config) (Server, error) {
-		b, err := newBase(cfg)
-		if err != nil {
-			return nil, err
-		}
-		b.scope = func(*reference.ChargeRequest) string { return "global" }
-		return b, nil
-	},
+	New: hooked(func(*reference.Server) reference.Hooks {
+		return reference.Hooks{Request: func(req *reference.ChargeRequest) { req.Tenant = "global" }}
+	}),
 }

@@ -1,7 +1,7 @@
 package zoo
 
 import (
-	"net/http"
+	"context"
 	"sync"
 
 	"github.com/idemcheck/idemcheck/reference"
@@ -18,30 +18,20 @@ import (
 var inprocessMutex = Variant{
 	Name: "inprocess-mutex",
 	Bug:  "serialises a key with an in-process mutex instead of a database claim",
-	New: func(cfg reference.Config) (Server, error) {
-		n, err := newCheckThenAct(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return &lockedCheckThenAct{checkThenAct: n}, nil
-	},
+	New: withoutSweeper(hooked(func(s *reference.Server) reference.Hooks {
+		l := &lockedCheckThenAct{checkThenAct: checkThenAct{s}}
+		return reference.Hooks{Charge: l.charge}
+	})),
 }
 
 type lockedCheckThenAct struct {
-	*checkThenAct
+	checkThenAct
 	locks sync.Map // tenant + key hash → *sync.Mutex
 }
 
-func (l *lockedCheckThenAct) Handler() http.Handler { return chargeMux(l.serveCharge, l.cfg) }
-
-func (l *lockedCheckThenAct) serveCharge(w http.ResponseWriter, r *http.Request) {
-	_, req, err := parse(r)
-	if err != nil {
-		refuse(w, err)
-		return
-	}
+func (l *lockedCheckThenAct) charge(ctx context.Context, req *reference.ChargeRequest) reference.Answer {
 	mu, _ := l.locks.LoadOrStore(req.Tenant+"."+string(req.KeyHash), new(sync.Mutex))
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
-	l.charge(r.Context(), req).write(w)
+	return l.checkThenAct.charge(ctx, req)
 }

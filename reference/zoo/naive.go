@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/idemcheck/idemcheck/reference"
@@ -23,66 +21,46 @@ import (
 var naive = Variant{
 	Name: "naive",
 	Bug:  "check-then-act: looks the key up, charges, then stores the response",
-	New:  func(cfg reference.Config) (Server, error) { return newCheckThenAct(cfg) },
+	New: withoutSweeper(hooked(func(s *reference.Server) reference.Hooks {
+		return reference.Hooks{Charge: checkThenAct{s}.charge}
+	})),
 }
 
-// checkThenAct is the naive flow; inprocess-mutex wraps it in a lock.
-type checkThenAct struct {
-	cfg   reference.Config
-	store *reference.Store
-	gw    *reference.Gateway
-	log   *slog.Logger
-	ready chan struct{}
-}
+// checkThenAct is the naive flow in place of the reference's claim;
+// inprocess-mutex wraps it in a lock.
+type checkThenAct struct{ s *reference.Server }
 
-func newCheckThenAct(cfg reference.Config) (*checkThenAct, error) {
-	b, err := newBase(cfg) // for its defaults and validation
-	if err != nil {
-		return nil, err
-	}
-	ready := make(chan struct{})
-	close(ready)
-	return &checkThenAct{cfg: b.cfg, store: b.store, gw: b.gw, log: b.log, ready: ready}, nil
-}
-
-func (n *checkThenAct) Handler() http.Handler         { return chargeMux(n.serveCharge, n.cfg) }
-func (n *checkThenAct) Ready() <-chan struct{}        { return n.ready }
-func (n *checkThenAct) Run(ctx context.Context) error { <-ctx.Done(); return nil }
-
-func (n *checkThenAct) serveCharge(w http.ResponseWriter, r *http.Request) {
-	_, req, err := parse(r)
-	if err != nil {
-		refuse(w, err)
-		return
-	}
-	n.charge(r.Context(), req).write(w)
-}
-
-func (n *checkThenAct) charge(ctx context.Context, req *reference.ChargeRequest) answer {
+func (n checkThenAct) charge(ctx context.Context, req *reference.ChargeRequest) reference.Answer {
 	ctx = context.WithoutCancel(ctx)
-	rec, err := n.store.Lookup(ctx, req.Tenant, req.KeyHash)
+	rec, err := n.s.Store().Lookup(ctx, req.Tenant, req.KeyHash)
 	switch {
 	case err == nil && !bytes.Equal(rec.Fingerprint, req.Fingerprint):
-		return mismatch()
+		return n.s.Mismatch()
 	case err == nil && rec.Terminal():
-		return answer{result: &rec.Result, replayed: true}
+		return reference.Answer{Result: &rec.Result, Replayed: true}
 	case err == nil:
-		return conflict()
+		return n.s.Conflict()
 	case !errors.Is(err, reference.ErrNotFound):
-		return unavailable(n.log, err)
+		return n.s.Unavailable(err)
 	}
 	// The bug: nothing holds the key between the SELECT above and the
 	// INSERT below, while the gateway call takes hundreds of milliseconds.
-	id := newID("req_")
-	out := n.gw.Charge(ctx, reference.GatewayRequest{RequestID: id, ChargeParams: req.Params})
+	id := reference.NewID("req_")
+	out := n.s.Config().Gateway.Charge(ctx, reference.GatewayRequest{RequestID: id, ChargeParams: req.Params})
 	if !out.Definitive() {
-		return gatewayUnknown(out)
+		return reference.UnknownOutcome(out)
 	}
 	res, _ := reference.ResultFor(out, req.Params)
-	n.store.Claim(ctx, reference.Claim{Tenant: req.Tenant, KeyHash: req.KeyHash, Key: req.Key, Fingerprint: req.Fingerprint,
-		RequestID: id, Params: req.Params, Owner: "naive", Now: time.Now(), Lease: n.cfg.Lease, TTL: n.cfg.TTL, Forget: n.cfg.TombstoneTTL})
-	if _, err := n.store.Finish(ctx, req.Tenant, req.KeyHash, id, res, time.Now()); err != nil {
-		n.log.Warn("store response", "err", err)
+	n.store(ctx, req, id, res)
+	return reference.Answer{Result: &res}
+}
+
+// store inserts the key with its response, after the fact.
+func (n checkThenAct) store(ctx context.Context, req *reference.ChargeRequest, id string, res reference.Result) {
+	cfg := n.s.Config()
+	n.s.Store().Claim(ctx, reference.Claim{Tenant: req.Tenant, KeyHash: req.KeyHash, Key: req.Key, Fingerprint: req.Fingerprint,
+		RequestID: id, Params: req.Params, Owner: "naive", Now: time.Now(), Lease: cfg.Lease, TTL: cfg.TTL, Forget: cfg.TombstoneTTL})
+	if _, err := n.s.Store().Finish(ctx, req.Tenant, req.KeyHash, id, res, time.Now()); err != nil {
+		cfg.Logger.Warn("store response", "err", err)
 	}
-	return answer{result: &res}
 }

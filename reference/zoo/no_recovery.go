@@ -16,13 +16,10 @@ import (
 var noRecovery = Variant{
 	Name: "no-recovery",
 	Bug:  "no lease takeover and no sweeper: a key whose owner crashed stays in progress",
-	New: func(cfg reference.Config) (Server, error) {
-		b, err := newBase(cfg)
-		if err != nil {
-			return nil, err
+	New: withoutSweeper(hooked(func(*reference.Server) reference.Hooks {
+		return reference.Hooks{
+			MayTakeOver:   func(*reference.Record) bool { return false },
+			Indeterminate: func(context.Context, reference.Job) {}, // the key stays in progress, leased to no one alive
 		}
-		b.noTakeover, b.noSweeper = true, true
-		b.indeterminate = func(context.Context, job) {} // the key stays in progress, leased to no one alive
-		return b, nil
-	},
+	})),
 }

@@ -17,15 +17,10 @@ import (
 var rawFingerprint = Variant{
 	Name: "raw-fingerprint",
 	Bug:  "fingerprints the raw bytes, not canonical JSON",
-	New: func(cfg reference.Config) (Server, error) {
-		b, err := newBase(cfg)
-		if err != nil {
-			return nil, err
-		}
-		b.fingerprint = func(raw []byte, _ *reference.ChargeRequest) []byte {
-			sum := sha256.Sum256(raw)
-			return sum[:]
-		}
-		return b, nil
-	},
+	New: hooked(func(*reference.Server) reference.Hooks {
+		return reference.Hooks{Request: func(req *reference.ChargeRequest) {
+			sum := sha256.Sum256(req.Body)
+			req.Fingerprint = sum[:]
+		}}
+	}),
 }

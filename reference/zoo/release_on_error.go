@@ -18,18 +18,13 @@ import (
 var releaseOnError = Variant{
 	Name: "release-on-error",
 	Bug:  "deletes the key when the gateway call errors, so a retry starts afresh with a new request id",
-	New: func(cfg reference.Config) (Server, error) {
-		b, err := newBase(cfg)
-		if err != nil {
-			return nil, err
-		}
-		b.indeterminate = func(ctx context.Context, j job) {
-			if _, err := b.store.Pool().Exec(ctx,
+	New: hooked(func(s *reference.Server) reference.Hooks {
+		return reference.Hooks{Indeterminate: func(ctx context.Context, j reference.Job) {
+			if _, err := s.Store().Pool().Exec(ctx,
 				`DELETE FROM idempotency_keys WHERE tenant = $1 AND key_hash = $2 AND request_id = $3`,
-				j.scope, j.keyHash, j.requestID); err != nil {
-				b.log.Warn("release key after gateway error", "err", err)
+				j.Tenant, j.KeyHash, j.RequestID); err != nil {
+				s.Config().Logger.Warn("release key after gateway error", "err", err)
 			}
-		}
-		return b, nil
-	},
+		}}
+	}),
 }

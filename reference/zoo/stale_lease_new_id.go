@@ -18,21 +18,16 @@ import (
 var staleLeaseNewID = Variant{
 	Name: "stale-lease-new-id",
 	Bug:  "takes over an expired lease and re-runs the charge with a new gateway request id",
-	New: func(cfg reference.Config) (Server, error) {
-		b, err := newBase(cfg)
-		if err != nil {
-			return nil, err
-		}
-		b.takeoverID = func(ctx context.Context, rec *reference.Record) (string, error) {
-			id := newID("req_")
-			_, err := b.store.Pool().Exec(ctx,
+	New: hooked(func(s *reference.Server) reference.Hooks {
+		return reference.Hooks{TakeoverID: func(ctx context.Context, rec *reference.Record) (string, error) {
+			id := reference.NewID("req_")
+			_, err := s.Store().Pool().Exec(ctx,
 				`UPDATE idempotency_keys SET request_id = $3 WHERE tenant = $1 AND key_hash = $2 AND lease_owner = $4`,
-				rec.Tenant, rec.KeyHash, id, b.replica)
+				rec.Tenant, rec.KeyHash, id, s.Config().ReplicaID)
 			if err != nil {
 				return "", fmt.Errorf("new request id: %w", err)
 			}
 			return id, nil
-		}
-		return b, nil
-	},
+		}}
+	}),
 }

@@ -19,19 +19,17 @@ import (
 var sweeperFailsInProgress = Variant{
 	Name: "sweeper-fails-in-progress",
 	Bug:  "the sweeper marks stale in-progress keys failed without asking the gateway",
-	New: func(cfg reference.Config) (Server, error) {
-		b, err := newBase(cfg)
-		if err != nil {
-			return nil, err
+	New: hooked(func(s *reference.Server) reference.Hooks {
+		return reference.Hooks{
+			MayTakeOver: func(*reference.Record) bool { return false },
+			SweepStale: func(ctx context.Context, rec *reference.Record) reference.OutcomeKind {
+				res := reference.Result{Status: http.StatusPaymentRequired,
+					Body: []byte(`{"error":{"type":"card_error","code":"processing_error","message":"the payment could not be completed"}}`)}
+				if _, err := s.Store().Finish(ctx, rec.Tenant, rec.KeyHash, rec.RequestID, res, time.Now()); err != nil {
+					s.Config().Logger.Warn("fail stale key", "err", err)
+				}
+				return reference.Declined
+			},
 		}
-		b.noTakeover = true
-		b.stale = func(ctx context.Context, rec *reference.Record) {
-			res := reference.Result{Status: http.StatusPaymentRequired,
-				Body: []byte(`{"error":{"type":"card_error","code":"processing_error","message":"the payment could not be completed"}}`)}
-			if _, err := b.store.Finish(ctx, rec.Tenant, rec.KeyHash, rec.RequestID, res, time.Now()); err != nil {
-				b.log.Warn("fail stale key", "err", err)
-			}
-		}
-		return b, nil
-	},
+	}),
 }

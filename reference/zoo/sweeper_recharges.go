@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/reference"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // sweeperRecharges re-drives payments from an outbox table: every gateway
@@ -25,32 +26,44 @@ var sweeperRecharges = Variant{
 	Name: "sweeper-recharges",
 	Bug:  "an outbox worker re-sends indeterminate charges under a new gateway key, even after a retry resolved them",
 	New: func(cfg reference.Config) (Server, error) {
-		b, err := newBase(cfg)
+		srv, err := hooked(outboxHooks)(cfg)
 		if err != nil {
 			return nil, err
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), dbTimeout)
-		defer cancel()
-		// Replicas start together: CREATE TABLE IF NOT EXISTS can lose a
-		// race on the catalog, so the creation holds an advisory lock
-		// until it commits. (A session lock released in the same query
-		// string was released before the implicit commit: the next replica
-		// did not see the table yet and failed with 42P07, once in 10 seeds.)
-		if err := pgx.BeginFunc(ctx, b.store.Pool(), func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(7004); `+outboxSchema)
-			return err
-		}); err != nil {
-			return nil, fmt.Errorf("zoo_outbox: %w", err)
+		if err := createOutbox(cfg.Pool); err != nil {
+			return nil, err
 		}
-		b.indeterminate = func(ctx context.Context, j job) {
-			if err := b.store.Release(ctx, j.scope, j.keyHash, j.requestID, b.replica, time.Now()); err != nil {
-				b.log.Warn("release", "err", err)
-			}
-			push(ctx, b, j)
-		}
-		b.alsoSweep = func(ctx context.Context) { redrive(ctx, b) }
-		return b, nil
+		return srv, nil
 	},
+}
+
+// outboxHooks write an indeterminate attempt down, after releasing it as
+// the reference does, and drain the outbox at every sweep.
+func outboxHooks(s *reference.Server) reference.Hooks {
+	return reference.Hooks{
+		Indeterminate: func(ctx context.Context, j reference.Job) {
+			s.Release(ctx, j)
+			push(ctx, s, j)
+		},
+		Sweep: func(ctx context.Context) { redrive(ctx, s) },
+	}
+}
+
+// createOutbox creates the outbox table. Replicas start together: CREATE
+// TABLE IF NOT EXISTS can lose a race on the catalog, so the creation
+// holds a transaction-scoped advisory lock until it commits (a session
+// lock released in the same query string is released before the implicit
+// commit, and the next replica does not see the table yet).
+func createOutbox(pool *pgxpool.Pool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(7004); `+outboxSchema)
+		return err
+	}); err != nil {
+		return fmt.Errorf("zoo_outbox: %w", err)
+	}
+	return nil
 }
 
 // redriveAfter, in recovery delays, is when the outbox re-sends: late
@@ -61,23 +74,23 @@ const outboxSchema = `CREATE TABLE IF NOT EXISTS zoo_outbox (
 	request_id text PRIMARY KEY, amount bigint NOT NULL, currency text NOT NULL,
 	order_id text NOT NULL, description text NOT NULL, due timestamptz NOT NULL)`
 
-func push(ctx context.Context, b *base, j job) {
-	p := j.params
-	_, err := b.store.Pool().Exec(ctx, `INSERT INTO zoo_outbox VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-		j.requestID, p.Amount, p.Currency, p.OrderID, p.Description, time.Now().Add(redriveAfter*b.cfg.RecoveryAfter))
+func push(ctx context.Context, s *reference.Server, j reference.Job) {
+	p := j.Params
+	_, err := s.Store().Pool().Exec(ctx, `INSERT INTO zoo_outbox VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+		j.RequestID, p.Amount, p.Currency, p.OrderID, p.Description, time.Now().Add(redriveAfter*s.Config().RecoveryAfter))
 	if err != nil {
-		b.log.Warn("outbox", "err", err)
+		s.Config().Logger.Warn("outbox", "err", err)
 	}
 }
 
 // redrive takes the outbox entries whose time has come (each by one
 // replica) and charges them again under new gateway keys: the bug.
-func redrive(ctx context.Context, b *base) {
-	rows, err := b.store.Pool().Query(ctx, `DELETE FROM zoo_outbox WHERE request_id IN (
+func redrive(ctx context.Context, s *reference.Server) {
+	rows, err := s.Store().Pool().Query(ctx, `DELETE FROM zoo_outbox WHERE request_id IN (
 		SELECT request_id FROM zoo_outbox WHERE due < now() FOR UPDATE SKIP LOCKED)
 		RETURNING amount, currency, order_id, description`)
 	if err != nil {
-		b.log.Warn("outbox", "err", err)
+		s.Config().Logger.Warn("outbox", "err", err)
 		return
 	}
 	var due []reference.ChargeParams
@@ -89,6 +102,6 @@ func redrive(ctx context.Context, b *base) {
 	}
 	rows.Close()
 	for _, p := range due {
-		b.gw.Charge(context.WithoutCancel(ctx), reference.GatewayRequest{RequestID: newID("redrive_"), ChargeParams: p})
+		s.Config().Gateway.Charge(context.WithoutCancel(ctx), reference.GatewayRequest{RequestID: reference.NewID("redrive_"), ChargeParams: p})
 	}
 }

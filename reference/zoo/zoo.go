@@ -66,3 +66,24 @@ func newReference(cfg reference.Config) (Server, error) {
 	}
 	return s, nil
 }
+
+// hooked builds a variant from the reference server: hooks gives the
+// overrides of its flow, the variant's bug.
+func hooked(hooks func(s *reference.Server) reference.Hooks) func(reference.Config) (Server, error) {
+	return func(cfg reference.Config) (Server, error) {
+		s, err := reference.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		s.SetHooks(hooks(s))
+		return s, nil
+	}
+}
+
+// withoutSweeper builds a variant that runs no background sweeper.
+func withoutSweeper(build func(reference.Config) (Server, error)) func(reference.Config) (Server, error) {
+	return func(cfg reference.Config) (Server, error) {
+		cfg.SweepInterval = -1
+		return build(cfg)
+	}
+}
