@@ -16,7 +16,8 @@ import (
 
 // Limits on client input.
 const (
-	// MaxBodyBytes is the largest request body accepted (issue 3 item 8).
+	// MaxBodyBytes is the largest request body accepted; a larger one is
+	// refused with 413 before it is read further.
 	MaxBodyBytes = 64 << 10
 	// MaxAmount is the largest amount in minor units, Stripe's eight digits.
 	MaxAmount = 99_999_999

@@ -10,7 +10,7 @@ import (
 // = ttl for it). Keeping a key no longer than promised is a legitimate
 // choice: a retry just inside the TTL is deduplicated, one just after it
 // is a new payment, and a retry within the clock band around the TTL
-// proves nothing either way (UNKNOWN, never FAILED; issue 11, item 9).
+// proves nothing either way (UNKNOWN, never FAILED).
 var exactTTL = zoo.Variant{
 	Name: "exact-ttl",
 	Bug:  "none: keys expire exactly at the TTL, which is also the retry window it promises",

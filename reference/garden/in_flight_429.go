@@ -10,7 +10,7 @@ import (
 // inFlight429 answers a duplicate whose key is still in flight with 429
 // Too Many Requests and Retry-After, where the reference says 409: Stripe
 // answers some lock conflicts this way. It tells the client to retry, so
-// it is not a definitive failure (issue 11, item 8); the reference's
+// it is not a definitive failure; the reference's
 // 409s are the only ones it changes (it answers 409 for nothing else).
 var inFlight429 = zoo.Variant{
 	Name: "in-flight-429",

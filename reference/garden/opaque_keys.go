@@ -14,7 +14,7 @@ import (
 // Stripe does: `"k"` (the draft's quoted sf-string form) is a key of its
 // own, not k. A client that always sends one form is deduplicated either
 // way; only mixing forms within one payment tells the two designs apart,
-// and no client does that (issue 11, item 7). A quoted header is mapped to
+// and no client does that. A quoted header is mapped to
 // a bare key derived from its exact bytes before the reference sees it.
 var opaqueKeys = zoo.Variant{
 	Name: "opaque-keys",

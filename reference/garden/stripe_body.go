@@ -17,7 +17,7 @@ import (
 // "currency", "status", "metadata": {"order_id"}}) with no top-level
 // order_id. Its target maps protocol.fields.order_id to the JSON pointer
 // /metadata/order_id; a checker that reads only flat field names fails it
-// for a dialect difference (M2, a money label; issue 11, item 11).
+// for a dialect difference (M2, a money label).
 //
 // A request with only metadata.order_id gets the top-level order_id the
 // reference reads; one that already has it is passed unchanged, so bodies
