@@ -14,6 +14,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/harnesstest"
+	"github.com/idemcheck/idemcheck/harness/process"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/ledger"
 	"github.com/idemcheck/idemcheck/runner"
@@ -42,22 +43,30 @@ func gatewayCharge(t *testing.T, base, apiKey, order string) {
 	}
 }
 
+// chargedOnce starts an environment with one replica and runs one
+// example that charges its order once; everything stops with the test.
+func chargedOnce(t *testing.T, runID string) (context.Context, *process.Env, *runner.Runner, *history.History) {
+	t.Helper()
+	tg := harnesstest.Target(t, false, nil)
+	env, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
+	r := &runner.Runner{Env: env, Target: tg, RunID: runID}
+	t.Cleanup(r.Close)
+	sc := scenarios.Scenario{Name: "one", Family: "key-reuse", Steps: []scenarios.Step{{Send: &scenarios.Send{Key: "k", Order: "o", Tenant: -1}}}}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	h, err := r.Run(ctx, sc)
+	if err != nil || len(h.Charges) != 1 {
+		t.Fatalf("run: %v, charges %+v, ops %+v", err, h.Charges, h.Ops)
+	}
+	return ctx, env, r, h
+}
+
 // TestReconcile_LateAndUnattributedCharges: a charge made for an order
 // after its example was judged is handed back with the example's history
 // for judging again, and charges with no order or a foreign order are
 // unattributed money.
 func TestReconcile_LateAndUnattributedCharges(t *testing.T) {
-	tg := harnesstest.Target(t, false, nil)
-	env, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
-	r := &runner.Runner{Env: env, Target: tg, RunID: "rc"}
-	defer r.Close()
-	sc := scenarios.Scenario{Name: "one", Family: "key-reuse", Steps: []scenarios.Step{{Send: &scenarios.Send{Key: "k", Order: "o", Tenant: -1}}}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	h, err := r.Run(ctx, sc)
-	if err != nil || len(h.Charges) != 1 {
-		t.Fatalf("run: %v, charges %+v, ops %+v", err, h.Charges, h.Ops)
-	}
+	ctx, env, r, h := chargedOnce(t, "rc")
 	order := h.Ops[0].Order
 
 	gatewayCharge(t, env.GatewayURL(), env.GatewayAPIKey(), order)
@@ -87,17 +96,7 @@ func TestReconcile_LateAndUnattributedCharges(t *testing.T) {
 // come as new histories; the history Run returned stays as it was (run
 // with -race: a late charge once was appended to it and sorted in place).
 func TestWatchLate_ReturnedHistoryNeverChanges(t *testing.T) {
-	tg := harnesstest.Target(t, false, nil)
-	env, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
-	r := &runner.Runner{Env: env, Target: tg, RunID: "immutable"}
-	defer r.Close()
-	sc := scenarios.Scenario{Name: "one", Family: "key-reuse", Steps: []scenarios.Step{{Send: &scenarios.Send{Key: "k", Order: "o", Tenant: -1}}}}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	h, err := r.Run(ctx, sc)
-	if err != nil || len(h.Charges) != 1 {
-		t.Fatalf("run: %v, charges %+v", err, h.Charges)
-	}
+	ctx, env, r, h := chargedOnce(t, "immutable")
 	before, _ := json.Marshal(h)
 
 	const lateCharges = 3
