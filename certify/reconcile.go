@@ -105,10 +105,18 @@ func settleTime(tg *target.Target) time.Duration {
 
 const maxSettle = 30 * time.Second
 
-// settle lets the settle time pass, unless ctx ends: late charges are the
+// settle lets the settle time pass, or what is left of it before
+// deadline (zero: no bound), unless ctx ends: late charges are the
 // subject of the wait, not a synchronisation.
-func settle(ctx context.Context, tg *target.Target) {
-	t := time.NewTimer(settleTime(tg))
+func settle(ctx context.Context, tg *target.Target, deadline time.Time) {
+	wait := settleTime(tg)
+	if !deadline.IsZero() {
+		wait = min(wait, time.Until(deadline))
+	}
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-t.C:

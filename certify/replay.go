@@ -29,7 +29,7 @@ func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts
 		// A charge made after the example was judged (a sweeper, an
 		// outbox) is part of the incident: wait one recovery window for
 		// it and judge the example with every charge for its orders.
-		settle(ctx, tg)
+		settle(ctx, tg, time.Time{})
 		rctx, cancel := context.WithTimeout(ctx, reconcileTimeout)
 		rc, rerr := runner.Ledger().Reconcile(rctx)
 		cancel()
