@@ -33,19 +33,20 @@ type Feed struct {
 	done   chan struct{}
 
 	mu      sync.Mutex
-	seq     int64                         // last event handled
-	advance chan struct{}                 // closed and replaced when seq moves or the feed ends
-	ended   bool                          // the subscription closed
-	byOrder map[string][]gatewaysim.Event // events naming an order
-	byFault map[string][]gatewaysim.Event // fault and hold events by rule id
-	charges []gatewaysim.Event            // charge and decline events, in Seq order
+	seq     int64              // last event handled
+	advance chan struct{}      // closed and replaced when seq moves or the feed ends
+	ended   bool               // the subscription closed
+	events  []gatewaysim.Event // the one log, in Seq order; the indexes below hold positions in it
+	byOrder map[string][]int   // events naming an order
+	byFault map[string][]int   // fault and hold events by rule id
+	charges []int              // charge and decline events
 }
 
 // NewFeed follows ctl from its first retained event.
 func NewFeed(ctl gatewaysim.Controller) *Feed {
 	ch, cancel := ctl.SubscribeSince(0)
 	f := &Feed{ctl: ctl, cancel: cancel, done: make(chan struct{}), advance: make(chan struct{}),
-		byOrder: map[string][]gatewaysim.Event{}, byFault: map[string][]gatewaysim.Event{}}
+		byOrder: map[string][]int{}, byFault: map[string][]int{}}
 	go f.run(ch)
 	return f
 }
@@ -67,14 +68,16 @@ func (f *Feed) handle(ev gatewaysim.Event) {
 	if ev.Seq <= f.seq {
 		return
 	}
+	i := len(f.events)
+	f.events = append(f.events, ev)
 	if ev.OrderID != "" {
-		f.byOrder[ev.OrderID] = append(f.byOrder[ev.OrderID], ev)
+		f.byOrder[ev.OrderID] = append(f.byOrder[ev.OrderID], i)
 	}
 	if ev.Type == gatewaysim.EventCharge || ev.Type == gatewaysim.EventDecline {
-		f.charges = append(f.charges, ev)
+		f.charges = append(f.charges, i)
 	}
 	if ev.FaultID != "" && (ev.Type == gatewaysim.EventFault || ev.Type == gatewaysim.EventHold) {
-		f.byFault[ev.FaultID] = append(f.byFault[ev.FaultID], ev)
+		f.byFault[ev.FaultID] = append(f.byFault[ev.FaultID], i)
 	}
 	f.seq = ev.Seq
 	f.signal()
@@ -142,9 +145,9 @@ func (f *Feed) await(ctx context.Context, cond func() bool) (bool, error) {
 func (f *Feed) WaitOrder(ctx context.Context, order, typ string) (gatewaysim.Event, error) {
 	var found gatewaysim.Event
 	_, err := f.await(ctx, func() bool {
-		for _, ev := range f.byOrder[order] {
-			if ev.Type == typ {
-				found = ev
+		for _, i := range f.byOrder[order] {
+			if f.events[i].Type == typ {
+				found = f.events[i]
 				return true
 			}
 		}
@@ -158,7 +161,7 @@ func (f *Feed) WaitOrder(ctx context.Context, order, typ string) (gatewaysim.Eve
 func (f *Feed) ChargesFrom(ctx context.Context, i int) ([]gatewaysim.Event, error) {
 	var evs []gatewaysim.Event
 	_, err := f.await(ctx, func() bool {
-		evs = append(evs[:0], f.charges[min(i, len(f.charges)):]...)
+		evs = f.pick(evs[:0], f.charges[min(i, len(f.charges)):])
 		return len(evs) > 0
 	})
 	return evs, err
@@ -168,7 +171,7 @@ func (f *Feed) ChargesFrom(ctx context.Context, i int) ([]gatewaysim.Event, erro
 func (f *Feed) Order(order string) []gatewaysim.Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]gatewaysim.Event(nil), f.byOrder[order]...)
+	return f.pick(nil, f.byOrder[order])
 }
 
 // FirstFiring is when the gateway rule id first fired (a fault event or
@@ -176,15 +179,26 @@ func (f *Feed) Order(order string) []gatewaysim.Event {
 func (f *Feed) FirstFiring(id string) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	evs := f.byFault[id]
-	if len(evs) == 0 {
+	at := f.byFault[id]
+	if len(at) == 0 {
 		return time.Time{}, false
 	}
-	return evs[0].Time, true
+	return f.events[at[0]].Time, true
+}
+
+// pick appends the events at positions to dst; f.mu is held.
+func (f *Feed) pick(dst []gatewaysim.Event, positions []int) []gatewaysim.Event {
+	for _, i := range positions {
+		dst = append(dst, f.events[i])
+	}
+	return dst
 }
 
 // ChargeOf converts a ledger event (a charge or a decline) to the
-// history's form, stamped on rec's clock; other events are not charges.
+// history's form, stamped on rec's clock (at 0 when rec is nil: a charge
+// no example owns); other events are not charges. It is the one
+// converter: a ledger entry read from the gateway is converted through
+// its event (chargeEvent).
 func ChargeOf(ev gatewaysim.Event, rec *history.Recorder) (history.Charge, bool) {
 	var status string
 	switch ev.Type {
@@ -197,6 +211,25 @@ func ChargeOf(ev gatewaysim.Event, rec *history.Recorder) (history.Charge, bool)
 	}
 	return history.Charge{
 		ID: ev.ChargeID, Order: ev.OrderID, Amount: ev.Amount, Currency: ev.Currency, Status: status,
-		IdempotencyKey: ev.IdempotencyKey, APIKey: ev.APIKey, At: rec.At(ev.Time),
+		IdempotencyKey: ev.IdempotencyKey, APIKey: ev.APIKey, At: stamp(rec, ev.Time),
 	}, true
+}
+
+// stamp is t on rec's clock, or 0 without a recorder.
+func stamp(rec *history.Recorder, t time.Time) time.Duration {
+	if rec == nil {
+		return 0
+	}
+	return rec.At(t)
+}
+
+// chargeEvent is the event the gateway emitted for a ledger entry: a
+// charge, or a decline for a failed one.
+func chargeEvent(c gatewaysim.Charge) gatewaysim.Event {
+	typ := gatewaysim.EventCharge
+	if c.Status != gatewaysim.StatusSucceeded {
+		typ = gatewaysim.EventDecline
+	}
+	return gatewaysim.Event{Type: typ, ChargeID: c.ID, OrderID: c.OrderID, Amount: c.Amount, Currency: c.Currency,
+		IdempotencyKey: c.IdempotencyKey, APIKey: c.APIKey, Time: c.Created}
 }

@@ -199,13 +199,9 @@ func (l lateCharges) examples() []Late {
 }
 
 // ledgerCharge converts a ledger entry, stamped on rec's clock (or at 0
-// when no example owns it).
+// when no example owns it), through the one converter.
 func ledgerCharge(c gatewaysim.Charge, rec *history.Recorder) history.Charge {
-	hc := history.Charge{ID: c.ID, Order: c.OrderID, Amount: c.Amount, Currency: c.Currency, Status: c.Status,
-		IdempotencyKey: c.IdempotencyKey, APIKey: c.APIKey}
-	if rec != nil {
-		hc.At = rec.At(c.Created)
-	}
+	hc, _ := ChargeOf(chargeEvent(c), rec)
 	return hc
 }
 
