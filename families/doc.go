@@ -11,6 +11,6 @@
 // register.
 //
 // It imports scenarios (the data it produces), target (the policy it
-// draws against) and checker's crash points; never the runner or the
-// judge's verdicts.
+// draws against) and history (the crash-wave table); never the runner,
+// the search or the checker.
 package families

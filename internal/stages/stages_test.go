@@ -38,12 +38,14 @@ var rank = map[string]int{
 }
 
 // neverImports are imports a stage must not make whatever the ranks say:
-// the checker is pure (history in, verdicts out), and the ledger and the
-// runner record without judging.
+// the checker is pure (history in, verdicts out), the generators draw
+// without playing or judging, and the ledger and the runner record
+// without judging.
 var neverImports = map[string][]string{
-	"checker": {"target", "scenarios", "faults", "harness", "client", "gateway-sim"},
-	"ledger":  {"checker"},
-	"runner":  {"checker", "families", "search"},
+	"checker":  {"target", "scenarios", "faults", "harness", "client", "gateway-sim"},
+	"families": {"checker", "runner", "search", "ledger"},
+	"ledger":   {"checker"},
+	"runner":   {"checker", "families", "search"},
 }
 
 type pkg struct {
