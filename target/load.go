@@ -127,15 +127,6 @@ func (t *Target) checkStart() error {
 	return nil
 }
 
-func (t *Target) checkNeeds() error {
-	for i, n := range t.Needs {
-		if n != "postgres" {
-			return bad(fmt.Sprintf("needs[%d]", i), "expected one of [postgres], got %q", n)
-		}
-	}
-	return nil
-}
-
 func (t *Target) checkReady() error {
 	if !strings.HasPrefix(t.Ready.Path, "/") {
 		return bad("ready.path", "expected an absolute HTTP path such as /healthz, got %q", t.Ready.Path)
@@ -197,7 +188,7 @@ func (t *Target) checkTenants() error {
 // checkTemplates renders the start section with sample values, so a broken
 // template fails at load time instead of after PostgreSQL has started.
 func (t *Target) checkTemplates() error {
-	_, err := t.Render(Vars{ListenAddr: "127.0.0.1:1", Port: 1, DatabaseURL: "postgres://x", GatewayURL: "http://x", GatewayAPIKey: "sk", TTL: time.Hour, MaxWait: time.Second, WorkDir: "/tmp"})
+	_, err := t.Render(Vars{ListenAddr: "127.0.0.1:1", Port: 1, DatabaseURL: "postgres://x", RedisURL: "redis://x", MySQLDSN: "u@tcp(x)/d", MySQLURL: "mysql://x", GatewayURL: "http://x", GatewayAPIKey: "sk", TTL: time.Hour, MaxWait: time.Second, WorkDir: "/tmp"})
 	if err == nil {
 		return nil
 	}

@@ -29,7 +29,8 @@ type Target struct {
 	PostgresImage string `yaml:"postgres_image"`
 	// Replicas is how many copies run at once on one database (default 2).
 	Replicas int `yaml:"replicas"`
-	// Needs lists the services the server needs: "postgres".
+	// Needs lists the stores the server needs, of Stores: "postgres",
+	// "redis", "mysql".
 	Needs    []string `yaml:"needs"`
 	Ready    Ready    `yaml:"ready"`
 	Protocol Protocol `yaml:"protocol"`
@@ -89,6 +90,9 @@ type Vars struct {
 	ListenAddr    string // host:port the replica must listen on
 	Port          int
 	DatabaseURL   string // the replica's link to PostgreSQL (through its proxy)
+	RedisURL      string // the replica's link to Redis, redis://host:port/0 (through its proxy)
+	MySQLDSN      string // the replica's link to MySQL in go-sql-driver form, user:pass@tcp(host:port)/db (through its proxy)
+	MySQLURL      string // the same, as mysql://user:pass@host:port/db
 	GatewayURL    string // the replica's link to the gateway (through its proxy)
 	GatewayAPIKey string
 	TTL           time.Duration
@@ -145,9 +149,4 @@ func expand(field, text string, v Vars) (string, error) {
 		return "", fmt.Errorf("%s: %w", field, err)
 	}
 	return b.String(), nil
-}
-
-// NeedsPostgres says whether the target asked for a PostgreSQL database.
-func (t *Target) NeedsPostgres() bool {
-	return slices.Contains(t.Needs, "postgres")
 }
