@@ -1,6 +1,7 @@
 // Package leftovers removes what killed runs left behind. A run creates
 // temporary folders (idemcheck-env-* for replica scratch space, and
-// idemcheck-pg-* for a throwaway PostgreSQL cluster) and removes them when
+// idemcheck-pg-*, idemcheck-redis-* and idemcheck-mysql-* for throwaway
+// stores) and removes them when
 // it ends; a run killed with SIGKILL cannot. Each such folder carries a
 // pid file written by Mark, and the next run calls Clean, which removes the
 // folders whose process is gone.
@@ -22,7 +23,7 @@ import (
 const PIDFile = "idemcheck.pid"
 
 // Patterns are the temporary folders Clean looks at, in the temp dir.
-var Patterns = []string{"idemcheck-env-*", "idemcheck-pg-*"}
+var Patterns = []string{"idemcheck-env-*", "idemcheck-pg-*", "idemcheck-redis-*", "idemcheck-mysql-*"}
 
 // Mark records in dir that this process owns it: its pid and, where the
 // system says, the process's start time, so that a later process reusing

@@ -23,13 +23,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/idemcheck/idemcheck/internal/daemon"
 	"github.com/idemcheck/idemcheck/internal/freeport"
 	"github.com/idemcheck/idemcheck/internal/leftovers"
 )
@@ -53,13 +53,12 @@ type Options struct {
 
 // Cluster is a running throwaway PostgreSQL.
 type Cluster struct {
+	*daemon.Daemon
 	binDir string
 	dir    string
 	port   int
-	cmd    *exec.Cmd
 	cred   *syscall.Credential
 	log    *slog.Logger
-	waited chan struct{}
 
 	stopOnce sync.Once
 	stopErr  error
@@ -83,7 +82,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgcluster: temp dir: %w", err)
 	}
-	c := &Cluster{binDir: bin, dir: dir, cred: cred, log: log, waited: make(chan struct{})}
+	c := &Cluster{binDir: bin, dir: dir, cred: cred, log: log}
 	_ = leftovers.Mark(dir) // a later run removes the cluster if this one is killed
 	if err := c.start(ctx, opts.StartTimeout); err != nil {
 		c.Stop()
@@ -106,13 +105,34 @@ func (c *Cluster) start(ctx context.Context, timeout time.Duration) error {
 		return err
 	}
 	c.port = port
-	if err := c.launch(); err != nil {
-		return err
-	}
 	if timeout <= 0 {
 		timeout = 60 * time.Second
 	}
-	return c.waitReady(ctx, timeout)
+	c.Daemon = daemon.New(daemon.Spec{Name: "postgres", Path: filepath.Join(c.binDir, "postgres"),
+		Args: []string{"-D", c.dataDir(), "-p", strconv.Itoa(c.port), "-k", c.dir,
+			"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
+			"-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+			"-c", "max_connections=300", "-c", "shared_buffers=128MB"},
+		Dir: c.workDir(), LogPath: c.LogPath(), Cred: c.cred, Stop: syscall.SIGINT, // fast shutdown
+		Ready: c.ping, Log: c.log})
+	return c.Launch(ctx, timeout)
+}
+
+func (c *Cluster) ping(ctx context.Context) error {
+	conn, err := pgx.Connect(ctx, c.URL())
+	if err != nil {
+		return err
+	}
+	return conn.Close(ctx)
+}
+
+// workDir is where the server runs: as the postgres user, in the folder
+// it owns.
+func (c *Cluster) workDir() string {
+	if c.cred != nil {
+		return c.dir
+	}
+	return ""
 }
 
 func (c *Cluster) initdb(ctx context.Context) error {
@@ -120,63 +140,9 @@ func (c *Cluster) initdb(ctx context.Context) error {
 		"-D", c.dataDir(), "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C")
 	c.asUser(cmd)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("pgcluster: initdb: %w: %s", err, lastLines(out, 5))
+		return fmt.Errorf("pgcluster: initdb: %w: %s", err, daemon.LastLines(out, 5))
 	}
 	return nil
-}
-
-func (c *Cluster) launch() error {
-	logf, err := os.Create(c.LogPath())
-	if err != nil {
-		return fmt.Errorf("pgcluster: log file: %w", err)
-	}
-	cmd := exec.Command(filepath.Join(c.binDir, "postgres"),
-		"-D", c.dataDir(), "-p", strconv.Itoa(c.port), "-k", c.dir,
-		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
-		"-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=300", "-c", "shared_buffers=128MB")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	c.asUser(cmd)
-	// Its own process group, so a Ctrl-C at the terminal reaches us first and
-	// we shut it down in order instead of it dying under a running test.
-	cmd.SysProcAttr.Setpgid = true
-	// If idemcheck itself is killed (SIGKILL runs no defers), the kernel
-	// takes the postmaster down with it instead of leaving it orphaned.
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return fmt.Errorf("pgcluster: start postgres: %w", err)
-	}
-	c.cmd = cmd
-	go func() {
-		cmd.Wait()
-		logf.Close()
-		close(c.waited)
-	}()
-	c.log.Info("postgres started", "port", c.port, "dir", c.dir, "pid", cmd.Process.Pid)
-	return nil
-}
-
-func (c *Cluster) waitReady(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var last error
-	for {
-		conn, err := pgx.Connect(ctx, c.URL())
-		if err == nil {
-			conn.Close(ctx)
-			return nil
-		}
-		last = err
-		select {
-		case <-c.waited:
-			logTail, _ := os.ReadFile(c.LogPath())
-			return fmt.Errorf("pgcluster: postgres exited during start-up: %s", lastLines(logTail, 5))
-		case <-ctx.Done():
-			return fmt.Errorf("pgcluster: postgres not ready after %s: %w", timeout, last)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
 
 // URL is the connection string of the cluster's default database.
@@ -214,18 +180,22 @@ func (c *Cluster) dataDir() string { return filepath.Join(c.dir, "data") }
 // removes its directory. It is safe to call more than once.
 func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
-		if c.cmd != nil && c.cmd.Process != nil {
-			c.cmd.Process.Signal(syscall.SIGINT) // fast shutdown
-			select {
-			case <-c.waited:
-			case <-time.After(10 * time.Second):
-				syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-				<-c.waited
-			}
+		var err error
+		if c.Daemon != nil {
+			err = c.Daemon.Stop(daemon.DefaultGrace)
 		}
-		c.stopErr = os.RemoveAll(c.dir)
+		c.stopErr = errors.Join(err, os.RemoveAll(c.dir))
 	})
 	return c.stopErr
+}
+
+// Restart stops the server (fast shutdown) and starts it again on the
+// same port and data.
+func (c *Cluster) Restart(ctx context.Context) error {
+	if err := c.Daemon.Stop(daemon.DefaultGrace); err != nil {
+		return err
+	}
+	return c.Launch(ctx, 60*time.Second)
 }
 
 func (c *Cluster) asUser(cmd *exec.Cmd) {
@@ -269,12 +239,4 @@ func findBinDir(explicit string) (string, error) {
 func versionOf(binDir string) int {
 	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
 	return v
-}
-
-func lastLines(b []byte, n int) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }
