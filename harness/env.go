@@ -40,6 +40,12 @@ type Env interface {
 	Pause(i int) error
 	Resume(i int) error
 	Restart(ctx context.Context, i int) error
+	// RestartStore stops one of the target's stores ("postgres", "redis",
+	// "mysql") and starts it again on the same address and data:
+	// gracefully (nothing durable is lost), or with SIGKILL when crash
+	// (what it had not made durable is). It returns once the store
+	// accepts connections; ErrNoStore for a store the target lacks.
+	RestartStore(ctx context.Context, store string, crash bool) error
 	Close() error
 }
 
@@ -64,6 +70,9 @@ type Options struct {
 	KeepWorkDir bool
 	// StopTimeout is the SIGTERM-to-SIGKILL grace of a restart or Close.
 	StopTimeout time.Duration
+	// RedisAppendFsync is Redis's appendfsync: always, everysec (the
+	// default, as most deployments run) or no.
+	RedisAppendFsync string
 	// PostgresImage replaces the default PostgreSQL image (container mode).
 	PostgresImage string
 }
@@ -98,16 +107,19 @@ func RandomHex(n int) string {
 // StandardVars are the SUT configuration variables every replica gets
 // (docs/protocol.md), whatever the target file lists; its own env entries
 // override them.
-var StandardVars = []string{"LISTEN_ADDR", "DATABASE_URL", "GATEWAY_URL", "GATEWAY_API_KEY", "IDEMPOTENCY_TTL"}
+var StandardVars = []string{"LISTEN_ADDR", "DATABASE_URL", "REDIS_URL", "MYSQL_DSN", "MYSQL_URL", "GATEWAY_URL", "GATEWAY_API_KEY", "IDEMPOTENCY_TTL"}
 
 // ReplicaEnv is replica environment built from the target's rendered
-// variables: the standard variables (DATABASE_URL only when the target
-// needs PostgreSQL), then the target's own env entries, which win.
+// variables: the standard variables (DATABASE_URL, REDIS_URL, MYSQL_DSN and
+// MYSQL_URL only for the stores the target needs), then the target's own
+// env entries, which win.
 func ReplicaEnv(v target.Vars, own []string) []string {
 	env := []string{"LISTEN_ADDR=" + v.ListenAddr, "GATEWAY_URL=" + v.GatewayURL,
 		"GATEWAY_API_KEY=" + v.GatewayAPIKey, "IDEMPOTENCY_TTL=" + v.TTL.String()}
-	if v.DatabaseURL != "" {
-		env = append(env, "DATABASE_URL="+v.DatabaseURL)
+	for _, kv := range [][2]string{{"DATABASE_URL", v.DatabaseURL}, {"REDIS_URL", v.RedisURL}, {"MYSQL_DSN", v.MySQLDSN}, {"MYSQL_URL", v.MySQLURL}} {
+		if kv[1] != "" {
+			env = append(env, kv[0]+"="+kv[1])
+		}
 	}
 	return append(env, own...)
 }

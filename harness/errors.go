@@ -14,6 +14,9 @@ var (
 	// ErrUnknownLink means a Link that is malformed or not part of this Env
 	// (a postgres link of a target that does not need PostgreSQL).
 	ErrUnknownLink = errors.New("harness: no such link")
+	// ErrNoStore means a store the Env does not run (the target does not
+	// need it), or one it cannot restart (an external database).
+	ErrNoStore = errors.New("harness: no such store")
 	// ErrNotRunning means a process operation on a replica that has no live
 	// process (killed and not yet restarted, or exited by itself).
 	ErrNotRunning = errors.New("harness: replica not running")

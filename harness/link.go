@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/target"
 )
 
 // Link names one network path that runs through toxiproxy. It reads as
@@ -21,16 +24,34 @@ func ClientLink(i int) Link { return Link(fmt.Sprintf("client->replica%d", i)) }
 // GatewayLink is the path from replica i to the gateway simulator.
 func GatewayLink(i int) Link { return Link(fmt.Sprintf("replica%d->gateway", i)) }
 
-// PostgresLink is the path from replica i to PostgreSQL.
-func PostgresLink(i int) Link { return Link(fmt.Sprintf("replica%d->postgres", i)) }
+// StoreLink is the path from replica i to one of the target's stores
+// (target.Stores): "replica0->postgres", "replica1->redis".
+func StoreLink(i int, store string) Link { return Link(fmt.Sprintf("replica%d->%s", i, store)) }
 
-var linkRE = regexp.MustCompile(`^(?:client->replica(\d+)|replica(\d+)->(gateway|postgres))$`)
+// PostgresLink is StoreLink(i, "postgres").
+func PostgresLink(i int) Link { return StoreLink(i, "postgres") }
+
+// Links lists every link of an Env with the given replicas and stores:
+// per replica its client link, its gateway link, then one per store.
+func Links(replicas int, stores []string) []Link {
+	var out []Link
+	for i := range replicas {
+		out = append(out, ClientLink(i), GatewayLink(i))
+		for _, s := range stores {
+			out = append(out, StoreLink(i, s))
+		}
+	}
+	return out
+}
+
+var linkRE = regexp.MustCompile(`^(?:client->replica(\d+)|replica(\d+)->(gateway|` + strings.Join(target.Stores, "|") + `))$`)
 
 // ParseLink checks that s is a well-formed link name. Whether the replica
-// exists is the Env's business (ErrUnknownLink at use).
+// exists, and whether the target has that store, is the Env's business
+// (ErrUnknownLink at use).
 func ParseLink(s string) (Link, error) {
 	if !linkRE.MatchString(s) {
-		return "", fmt.Errorf("%w: %q (want client->replicaN, replicaN->gateway or replicaN->postgres)", ErrUnknownLink, s)
+		return "", fmt.Errorf("%w: %q (want client->replicaN, replicaN->gateway or replicaN->STORE, STORE one of %s)", ErrUnknownLink, s, strings.Join(target.Stores, ", "))
 	}
 	return Link(s), nil
 }

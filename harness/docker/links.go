@@ -147,12 +147,9 @@ func (e *Env) SetLinkEnabled(l harness.Link, enabled bool) error {
 
 // Links lists every link of the Env.
 func (e *Env) Links() []harness.Link {
-	var out []harness.Link
-	for i := range e.replicas {
-		out = append(out, harness.ClientLink(i), harness.GatewayLink(i))
-		if e.pg != nil {
-			out = append(out, harness.PostgresLink(i))
-		}
+	var stores []string
+	if e.pg != nil {
+		stores = append(stores, "postgres")
 	}
-	return out
+	return harness.Links(len(e.replicas), stores)
 }

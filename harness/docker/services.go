@@ -130,3 +130,8 @@ func (e *Env) DatabaseURL() string {
 }
 
 var _ testcontainers.Container = (*testcontainers.DockerContainer)(nil)
+
+// RestartStore is not yet offered in container mode.
+func (e *Env) RestartStore(_ context.Context, name string, _ bool) error {
+	return fmt.Errorf("%w: restarting %s is not yet supported in container mode", harness.ErrNoStore, name)
+}

@@ -1,7 +1,6 @@
 package process
 
 import (
-	"context"
 	"errors"
 	"net"
 	"os"
@@ -13,7 +12,7 @@ import (
 // Close tears the environment down in dependency order: replicas first
 // (SIGTERM, SIGKILL after the stop timeout, all in parallel), then the
 // gateway (held responses released, last ledger events copied into the
-// history), toxiproxy, PostgreSQL, and finally the work directory unless it
+// history), toxiproxy, the stores, and finally the work directory unless it
 // is kept or the caller's. It is idempotent and safe to call concurrently;
 // later calls wait for the first and return its error. Worst case it takes
 // the stop timeout plus pgcluster's 10 s shutdown bound.
@@ -21,7 +20,7 @@ func (e *Env) Close() error {
 	e.closeOnce.Do(func() {
 		e.closed.Store(true)
 		start := time.Now()
-		e.closeErr = errors.Join(e.stopReplicas(), e.closeGateway(), e.closeProxies(), e.closeDatabase(), e.removeWorkDir())
+		e.closeErr = errors.Join(e.stopReplicas(), e.closeGateway(), e.closeProxies(), e.closeStores(), e.removeWorkDir())
 		e.log.Info("environment closed", "took", time.Since(start), "err", e.closeErr)
 	})
 	return e.closeErr
@@ -53,13 +52,6 @@ func (e *Env) closeProxies() error {
 		return nil
 	}
 	return e.proxies.close()
-}
-
-func (e *Env) closeDatabase() error {
-	if e.db == nil {
-		return nil
-	}
-	return e.db.close(context.Background(), e.log, e.keep)
 }
 
 func (e *Env) removeWorkDir() error {
@@ -101,10 +93,9 @@ func (e *Env) Resources() Resources {
 	if e.gw != nil {
 		res.Ports = appendPort(res.Ports, e.gw.addr)
 	}
-	if e.db != nil && e.db.cluster != nil {
-		res.PIDs = append(res.PIDs, e.db.pids()...)
-		res.Ports = append(res.Ports, e.db.cluster.Port())
-		res.Dirs = append(res.Dirs, e.db.dir())
+	for _, s := range e.stores {
+		h := s.held()
+		res.PIDs, res.Ports, res.Dirs = append(res.PIDs, h.PIDs...), append(res.Ports, h.Ports...), append(res.Dirs, h.Dirs...)
 	}
 	if e.ownDir && !e.keep {
 		res.Dirs = append(res.Dirs, e.workDir)

@@ -39,7 +39,7 @@ type Env struct {
 	keep    bool
 	apiKey  string
 
-	db       *database
+	stores   map[string]store // by name: the target's needs
 	gw       *gateway
 	proxies  *proxies
 	clients  []string // client->replicaN proxy addresses
@@ -60,7 +60,7 @@ func Start(ctx context.Context, t *target.Target, opts harness.Options) (env *En
 		return nil, err
 	}
 	defer harness.Rollback(&err, e)
-	for _, step := range []func(context.Context, harness.Options) error{e.startDatabase, e.startGateway, e.startProxies, e.startReplicas} {
+	for _, step := range []func(context.Context, harness.Options) error{e.startStores, e.startGateway, e.startProxies, e.startReplicas} {
 		if err := step(ctx, opts); err != nil {
 			return nil, fmt.Errorf("start %s: %w", t.Name, err)
 		}
@@ -102,21 +102,6 @@ func (e *Env) makeWorkDir() error {
 	}
 	e.workDir, e.ownDir = dir, true
 	return leftovers.Mark(dir) // a later run removes it if this one is killed
-}
-
-func (e *Env) needsPostgres() bool { return e.target.NeedsPostgres() }
-
-func (e *Env) startDatabase(ctx context.Context, opts harness.Options) error {
-	if !e.needsPostgres() {
-		return nil
-	}
-	db, err := startDatabase(ctx, opts.DatabaseURL, e.log.With("component", "postgres"))
-	if err != nil {
-		return err
-	}
-	e.db = db
-	_, err = db.hostPort()
-	return err
 }
 
 func (e *Env) startGateway(_ context.Context, opts harness.Options) error {
@@ -206,15 +191,14 @@ func (e *Env) replicaVars(i int, addr string, port int) (target.Vars, error) {
 		return v, err
 	}
 	v.GatewayURL = "http://" + gw
-	if e.db == nil {
-		return v, nil
+	for _, name := range e.target.StoreNames() {
+		s := e.stores[name]
+		px, err := e.proxies.add(harness.StoreLink(i, name), s.upstream())
+		if err != nil {
+			return v, err
+		}
+		s.fill(&v, px)
 	}
-	up, _ := e.db.hostPort()
-	pg, err := e.proxies.add(harness.PostgresLink(i), up)
-	if err != nil {
-		return v, err
-	}
-	v.DatabaseURL = e.db.viaProxy(pg)
 	return v, nil
 }
 
@@ -285,8 +269,8 @@ func (e *Env) WorkDir() string { return e.workDir }
 // DatabaseURL is the Env's database, direct (not through any link): for
 // the harness's own inspection. "" when the target needs no PostgreSQL.
 func (e *Env) DatabaseURL() string {
-	if e.db == nil {
-		return ""
+	if db, ok := e.stores["postgres"].(*database); ok {
+		return db.url
 	}
-	return e.db.url
+	return ""
 }

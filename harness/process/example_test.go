@@ -13,5 +13,5 @@ func ExampleParseLink() {
 	fmt.Println(err)
 	// Output:
 	// replica1->gateway 1 <nil> true
-	// harness: no such link: "replica1->stripe" (want client->replicaN, replicaN->gateway or replicaN->postgres)
+	// harness: no such link: "replica1->stripe" (want client->replicaN, replicaN->gateway or replicaN->STORE, STORE one of postgres, redis, mysql)
 }

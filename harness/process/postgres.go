@@ -18,6 +18,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgcluster"
+	"github.com/idemcheck/idemcheck/target"
 )
 
 // database is the Env's PostgreSQL: the server (a throwaway cluster or the
@@ -99,6 +100,35 @@ func execAdmin(ctx context.Context, adminURL, sql string) error {
 	defer conn.Close(context.Background())
 	_, err = conn.Exec(ctx, sql)
 	return err
+}
+
+func (db *database) upstream() string {
+	hp, _ := db.hostPort() // validated at start
+	return hp
+}
+
+func (db *database) fill(v *target.Vars, proxy string) { v.DatabaseURL = db.viaProxy(proxy) }
+
+// restart restarts a throwaway cluster; an external server is not ours to
+// restart.
+func (db *database) restart(ctx context.Context, crash bool) error {
+	if db.cluster == nil {
+		return fmt.Errorf("%w: an external PostgreSQL (DATABASE_URL) cannot be restarted", harness.ErrNoStore)
+	}
+	if crash {
+		if err := db.cluster.Kill(); err != nil {
+			return err
+		}
+		return db.cluster.Launch(ctx, storeStartTimeout)
+	}
+	return db.cluster.Restart(ctx)
+}
+
+func (db *database) held() Resources {
+	if db.cluster == nil {
+		return Resources{}
+	}
+	return Resources{PIDs: db.pids(), Ports: []int{db.cluster.Port()}, Dirs: []string{db.dir()}}
 }
 
 // hostPort is where the database server listens: the upstream of every

@@ -168,15 +168,6 @@ func (e *Env) Proxy(l harness.Link) (*toxiproxy.Proxy, error) {
 // unknown link); it survives SetLinkEnabled(false) and back.
 func (e *Env) LinkAddr(l harness.Link) string { return e.proxies.addrs[l] }
 
-// Links lists every link of the Env: per replica client, gateway and (when
-// the target needs it) postgres.
-func (e *Env) Links() []harness.Link {
-	var out []harness.Link
-	for i := range e.replicas {
-		out = append(out, harness.ClientLink(i), harness.GatewayLink(i))
-		if e.db != nil {
-			out = append(out, harness.PostgresLink(i))
-		}
-	}
-	return out
-}
+// Links lists every link of the Env: per replica client, gateway and one
+// to each store the target needs.
+func (e *Env) Links() []harness.Link { return harness.Links(len(e.replicas), e.target.StoreNames()) }
