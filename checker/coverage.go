@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"time"
 
 	"github.com/idemcheck/idemcheck/history"
@@ -18,6 +19,7 @@ func (ix *index) coverage() Coverage {
 		// CrashJudged is M6's to count: see m6.
 		CrashFaults: len(ix.crashes),
 		CrashPoints: crashPointsReached(ix.own),
+		Stores:      slices.Clone(ix.h.Stores),
 	}
 	if !ix.h.Complete {
 		c.Incomplete = 1

@@ -13,10 +13,20 @@ import (
 // crash-window family strikes, in history.CrashWave's order: that table is
 // the one list of them, shared with the generators and the target's
 // validation. A history marks the point a fault belongs to with
-// Params[history.ParamCrashPoint]; L4 crash-safe needs every point reached
-// (every fault carrying it fired) somewhere in the certification, and
-// stays UNKNOWN, naming the points never reached, until then.
+// Params[history.ParamCrashPoint]; L4 crash-safe needs every point of the
+// target's stores (history.CrashWaveFor(History.Stores)) reached (every
+// fault carrying it fired) somewhere in the certification, and stays
+// UNKNOWN, naming the points never reached, until then.
 var CrashPoints = history.CrashPointNames()
+
+// crashPointsFor names the points a target with these stores must reach.
+func crashPointsFor(stores []string) []string {
+	var out []string
+	for _, p := range history.CrashWaveFor(stores) {
+		out = append(out, p.Name)
+	}
+	return out
+}
 
 // crashes returns the crash-class faults of fs that fired: those that
 // can leave money and the key's record out of step (history.Crash: a
@@ -97,7 +107,7 @@ func replicaOf(target string) (int, bool) {
 // missingCrashPoints returns the CrashPoints that cov never reached.
 func missingCrashPoints(cov Coverage) []string {
 	var out []string
-	for _, p := range CrashPoints {
+	for _, p := range crashPointsFor(cov.Stores) {
 		if cov.CrashPoints[p] == 0 {
 			out = append(out, p)
 		}

@@ -53,7 +53,7 @@ func needCrashes(c Coverage) string {
 	case c.CrashJudged == 0:
 		return "M6 judged no key that a crash struck"
 	case len(missing) > 0:
-		return fmt.Sprintf("UNKNOWN: %d of %d crash points never reached: %s", len(missing), len(CrashPoints), strings.Join(missing, ", "))
+		return fmt.Sprintf("UNKNOWN: %d of %d crash points never reached: %s", len(missing), len(crashPointsFor(c.Stores)), strings.Join(missing, ", "))
 	}
 	return ""
 }

@@ -87,6 +87,9 @@ type Coverage struct {
 	// CrashPoints counts, per crash point (CrashPoints), the histories in
 	// which it was reached: every fault marked with it fired.
 	CrashPoints map[string]int `json:"crash_points,omitempty"`
+	// Stores are the target's stores (history.History.Stores), the union
+	// over the histories: which store crash points L4 asks for.
+	Stores []string `json:"stores,omitempty"`
 	// EdgeRetries counts definitive answers to retries sent within the
 	// undecided band around the end of their key's promise; they count as
 	// none of the probes above.
@@ -116,7 +119,19 @@ func (c Coverage) Add(o Coverage) Coverage {
 		CrashFaults:          c.CrashFaults + o.CrashFaults,
 		CrashJudged:          c.CrashJudged + o.CrashJudged,
 		CrashPoints:          addCounts(c.CrashPoints, o.CrashPoints),
+		Stores:               union(c.Stores, o.Stores),
 	}
+}
+
+// union is a and the names of b not in a, in their order.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Result is the checker's answer for a history: every check in a fixed

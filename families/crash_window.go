@@ -30,7 +30,8 @@ func init() {
 		Limit: func(tg *target.Target) string { return "policy.recovery_window = " + tg.Policy.RecoveryWindow.String() }})
 }
 
-// genCrash draws a crash wave: every point of history.CrashWave strikes
+// genCrash draws a crash wave: every point of history.CrashWave the
+// target has (a store's points only when it needs that store) strikes
 // 1 to MaxStrikes payments of its own (one when it restarts a replica),
 // so that a single example (one recovery window) covers every point,
 // whatever the seed. Each payment's first request
@@ -43,7 +44,7 @@ func init() {
 func genCrash(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
 	var pays []scenarios.CrashPayment
 	room := waveRoom(tg.Policy)
-	for _, cp := range history.CrashWave {
+	for _, cp := range history.CrashWaveFor(tg.StoreNames()) {
 		n := 1
 		if !cp.Restarts {
 			n = rapid.IntRange(1, history.MaxStrikes).Draw(t, "payments_"+cp.Name)
@@ -131,17 +132,24 @@ func strike(b *builder, point string, replica int, first scenarios.Send) {
 	async.Async = true
 	cp, _ := history.CrashPointNamed(point)
 	switch cp.Kind {
-	case "kill_in_hang", "pause":
+	case "kill_in_hang", "pause", "store_restart":
 		hang := "hang_" + first.Order
 		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: hang, Kind: "gateway:charge_then_hang", Order: first.Order}}))
 		b.send(async)
 		b.wait(scenarios.Wait{Hold: first.Order})
-		if cp.Kind == "kill_in_hang" {
+		switch cp.Kind {
+		case "kill_in_hang":
 			b.add(at(scenarios.Step{Kill: &r}))
 			b.add(scenarios.Step{Release: first.Order})
 			b.wait(scenarios.Wait{Responses: []string{first.ID}})
 			b.add(scenarios.Step{Restart: &r})
-		} else {
+		case "store_restart":
+			id := "store_" + first.Order
+			b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Store: cp.Store}}))
+			b.add(scenarios.Step{Release: first.Order})
+			b.wait(scenarios.Wait{Responses: []string{first.ID}})
+			b.heal(id)
+		default:
 			b.add(at(scenarios.Step{Pause: &r}))
 			b.add(scenarios.Step{Release: first.Order})
 			b.add(scenarios.Step{Resume: &r})
@@ -160,7 +168,7 @@ func strike(b *builder, point string, replica int, first scenarios.Send) {
 		b.heal(id)
 	case "down":
 		id := "db_" + first.Order
-		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: "down", Link: fmt.Sprintf("replica%d->postgres", r)}}))
+		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: "down", Link: fmt.Sprintf("replica%d->%s", r, cp.Store)}}))
 		b.send(first)
 		b.heal(id)
 	case "kill":

@@ -3,6 +3,7 @@ package families_test
 import (
 	"cmp"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -325,5 +326,46 @@ func TestCrashWave_EveryPointStrikesWithItsKind(t *testing.T) {
 		if want := map[string]string{"kill_in_hang": "kill"}[cp.Kind]; struck[cp.Name] != cmp.Or(want, cp.Kind) {
 			t.Errorf("point %s struck with %q, want %s", cp.Name, struck[cp.Name], cp.Kind)
 		}
+	}
+}
+
+// TestCrashWindow_StrikesOnlyTheStoresTheTargetHas: a target with keys in
+// memory gets no store fault (no "no such link: replica0->postgres"); a
+// target on Redis gets its link cut and Redis restarted, and nothing of
+// PostgreSQL's.
+func TestCrashWindow_StrikesOnlyTheStoresTheTargetHas(t *testing.T) {
+	for _, tc := range []struct {
+		needs []string
+		want  []string // store faults every wave must hold
+	}{
+		{nil, nil},
+		{[]string{"redis"}, []string{"down:redis", "store_restart:redis"}},
+		{[]string{"postgres", "mysql"}, []string{"down:postgres", "down:mysql", "store_restart:postgres", "store_restart:mysql"}},
+	} {
+		tg := testTarget(t, wideWindow)
+		tg.Needs = tc.needs
+		draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
+			var got []string
+			for _, s := range sc.Steps {
+				f := s.Fault
+				switch {
+				case f == nil:
+				case f.Kind == "down":
+					got = append(got, "down:"+f.Link[strings.Index(f.Link, "->")+2:])
+				case f.Store != "":
+					got = append(got, f.Kind+":"+f.Store)
+				}
+			}
+			for _, w := range tc.want {
+				if !slices.Contains(got, w) {
+					t.Fatalf("needs %v: wave without %s (store faults %v)", tc.needs, w, got)
+				}
+			}
+			for _, g := range got {
+				if !slices.Contains(tc.want, g) {
+					t.Fatalf("needs %v: wave strikes %s", tc.needs, g)
+				}
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/target"
 )
 
 // Spec is a fault as data, the form scenario and incident files use:
@@ -29,6 +30,7 @@ import (
 //	bandwidth   link  [direction]  rate (KB/s, required), toxicity
 //	down        link
 //	kill, pause, restart             replicaN
+//	store_restart, store_kill        postgres, redis or mysql
 //	kill_in_hang                     replicaN   order (required)
 //	decline, fail_before_charge, charge_then_fail,
 //	charge_then_drop, charge_then_hang, slow   gateway
@@ -131,7 +133,7 @@ func (sp Spec) String() string {
 
 // builder builds one kind of fault from a checked spec.
 type builder struct {
-	target  string   // "link", "replica" or "gateway"
+	target  string   // "link", "replica", "store" or "gateway"
 	allowed []string // params the kind accepts
 	build   func(r *reader) Fault
 }
@@ -161,7 +163,7 @@ func Kinds() []string {
 	return out
 }
 
-// TargetOf says what a kind acts on: "link", "replica" or "gateway" ("" for
+// TargetOf says what a kind acts on: "link", "replica", "store" or "gateway" ("" for
 // an unknown kind).
 func TargetOf(kind string) string { return builders[kind].target }
 
@@ -215,7 +217,7 @@ func (r *reader) target(kind string) error {
 	case "link":
 		l, err := harness.ParseLink(t)
 		if err != nil {
-			return r.spec.errf("target", "want a link (client->replicaN, replicaN->gateway, replicaN->postgres), got %q", t)
+			return r.spec.errf("target", "want a link (client->replicaN, replicaN->gateway, replicaN->STORE with STORE one of %s), got %q", strings.Join(target.Stores, ", "), t)
 		}
 		r.link = l
 	case "replica":
@@ -224,6 +226,10 @@ func (r *reader) target(kind string) error {
 			return r.spec.errf("target", "want a replica (replica0, replica1, ...), got %q", t)
 		}
 		r.replica, _ = strconv.Atoi(m[1])
+	case "store":
+		if !slices.Contains(target.Stores, t) {
+			return r.spec.errf("target", "want a store (%s), got %q", strings.Join(target.Stores, ", "), t)
+		}
 	case "gateway":
 		if t != "gateway" {
 			return r.spec.errf("target", "want gateway, got %q", t)

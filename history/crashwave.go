@@ -1,6 +1,9 @@
 package history
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // CrashPoint is one point of a request at which the crash-window family
 // strikes: one row of CrashWave.
@@ -16,9 +19,13 @@ type CrashPoint struct {
 	// 0.5s, a held charge 0.2s, a gateway or link fault 0.1s.
 	Cost time.Duration
 	// Restarts says the strike stops a replica (killed and restarted, or
-	// frozen and resumed): seconds for a container, so a wave strikes the
-	// point for one payment, not up to MaxStrikes.
+	// frozen and resumed, or a store restarted): seconds for a container,
+	// so a wave strikes the point for one payment, not up to MaxStrikes.
 	Restarts bool
+	// Store is the store the point strikes ("postgres", "redis", "mysql"),
+	// "" for a point every target has: a point of a store the target does
+	// not need is neither drawn nor asked for (CrashWaveFor).
+	Store string
 }
 
 // MaxStrikes is the most payments a crash wave strikes at one point that
@@ -34,15 +41,33 @@ const MaxStrikes = 3
 // A new crash point is one row (and, for a kind the family has no
 // choreography for yet, a case in its strike).
 var CrashWave = []CrashPoint{
-	{"kill-in-hang", "kill_in_hang", 500 * time.Millisecond, true},                      // SIGKILL while the gateway holds a committed charge
-	{"pause-in-hang", "pause", 200 * time.Millisecond, true},                            // SIGSTOP while the gateway holds a committed charge
-	{"fail-before-charge", "gateway:fail_before_charge", 100 * time.Millisecond, false}, // the gateway fails before charging (nothing stored)
-	{"charge-then-fail", "gateway:charge_then_fail", 100 * time.Millisecond, false},     // the gateway charges, then answers 5xx
-	{"charge-then-drop", "gateway:charge_then_drop", 100 * time.Millisecond, false},     // the gateway charges, then drops the connection
-	{"reset-gateway-link", "reset_peer", 100 * time.Millisecond, false},                 // the server's link to the gateway is reset
-	{"timeout-gateway-link", "timeout", 100 * time.Millisecond, false},                  // the server's link to the gateway times out
-	{"down-postgres-link", "down", 100 * time.Millisecond, false},                       // the server's link to its database is down
-	{"kill-after-response", "kill", 500 * time.Millisecond, true},                       // SIGKILL right after the server answered
+	{"kill-in-hang", "kill_in_hang", 500 * time.Millisecond, true, ""},                      // SIGKILL while the gateway holds a committed charge
+	{"pause-in-hang", "pause", 200 * time.Millisecond, true, ""},                            // SIGSTOP while the gateway holds a committed charge
+	{"fail-before-charge", "gateway:fail_before_charge", 100 * time.Millisecond, false, ""}, // the gateway fails before charging (nothing stored)
+	{"charge-then-fail", "gateway:charge_then_fail", 100 * time.Millisecond, false, ""},     // the gateway charges, then answers 5xx
+	{"charge-then-drop", "gateway:charge_then_drop", 100 * time.Millisecond, false, ""},     // the gateway charges, then drops the connection
+	{"reset-gateway-link", "reset_peer", 100 * time.Millisecond, false, ""},                 // the server's link to the gateway is reset
+	{"timeout-gateway-link", "timeout", 100 * time.Millisecond, false, ""},                  // the server's link to the gateway times out
+	{"down-postgres-link", "down", 100 * time.Millisecond, false, "postgres"},               // the server's link to PostgreSQL is down
+	{"down-redis-link", "down", 100 * time.Millisecond, false, "redis"},                     // the server's link to Redis is down
+	{"down-mysql-link", "down", 100 * time.Millisecond, false, "mysql"},                     // the server's link to MySQL is down
+	{"restart-postgres", "store_restart", time.Second, true, "postgres"},                    // PostgreSQL restarts while the gateway holds a committed charge
+	{"restart-redis", "store_restart", 500 * time.Millisecond, true, "redis"},               // Redis restarts (its append-only file kept) while the gateway holds a charge
+	{"restart-mysql", "store_restart", 2 * time.Second, true, "mysql"},                      // MySQL restarts while the gateway holds a committed charge
+	{"kill-after-response", "kill", 500 * time.Millisecond, true, ""},                       // SIGKILL right after the server answered
+}
+
+// CrashWaveFor is the rows of CrashWave a target with these stores has:
+// every point but those of stores it does not need. A target without a
+// store (keys in memory) has no store link to cut and no store to restart.
+func CrashWaveFor(stores []string) []CrashPoint {
+	var out []CrashPoint
+	for _, p := range CrashWave {
+		if p.Store == "" || slices.Contains(stores, p.Store) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // CrashPointNames lists CrashWave's point names, in table order.
@@ -64,13 +89,14 @@ func CrashPointNamed(name string) (CrashPoint, bool) {
 	return CrashPoint{}, false
 }
 
-// LongestWave is about how long the strikes of the longest crash wave
-// take: every point struck for MaxStrikes payments, or one when it
-// restarts a replica. A crash-window example's first payment is retried
-// only after them and the recovery window, inside its promise.
-func LongestWave() time.Duration {
+// LongestWave is about how long the strikes of the longest crash wave of
+// a target with these stores take: every point struck for MaxStrikes
+// payments, or one when it restarts a replica or a store. A crash-window
+// example's first payment is retried only after them and the recovery
+// window, inside its promise.
+func LongestWave(stores []string) time.Duration {
 	var d time.Duration
-	for _, p := range CrashWave {
+	for _, p := range CrashWaveFor(stores) {
 		n := MaxStrikes
 		if p.Restarts {
 			n = 1

@@ -227,9 +227,13 @@ type History struct {
 	Replicas int      `json:"replicas"`
 	Policy   Policy   `json:"policy"`
 	Tenants  []string `json:"tenants,omitempty"`
-	Ops      []Op     `json:"ops"`
-	Faults   []Fault  `json:"faults"`
-	Charges  []Charge `json:"charges"`
+	// Stores are the stores the target keeps its keys in (its needs):
+	// the crash points of these stores are the ones L4 asks for
+	// (CrashWaveFor). None for a target with keys in memory.
+	Stores  []string `json:"stores,omitempty"`
+	Ops     []Op     `json:"ops"`
+	Faults  []Fault  `json:"faults"`
+	Charges []Charge `json:"charges"`
 	// GatewayReplays are the gateway's answers from its own idempotency
 	// store for this history's orders: the server sent a charge it had
 	// sent before (a recovery, or a missing lock that only the gateway

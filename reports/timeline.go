@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/target"
 )
 
 // Timeline geometry, in SVG user units (CSS pixels at 100% zoom). The
@@ -106,7 +107,7 @@ type tlText struct {
 
 // TimelineSVG draws violation v over history h as an inline <svg> with id
 // id: time on the x axis with millisecond ticks, a lane per client, per
-// replica and for the gateway's ledger (plus postgres or network lanes when
+// replica and for the gateway's ledger (plus store or network lanes when
 // a fault needs one); request bars from invoke to complete coloured by
 // outcome, each with a connector to the replica it was sent to; ledger
 // charges as diamonds; faults as translucent spans from inject to heal (to
@@ -153,8 +154,9 @@ func (t *timeline) x(d time.Duration) float64 {
 	return t.x0 + math.Max(0, math.Min(1, f))*(t.x1-t.x0)
 }
 
-// layoutLanes stacks the lanes: clients, replicas, gateway, then postgres
-// and network when a fault needs them.
+// layoutLanes stacks the lanes: clients, replicas, gateway, then each
+// store (a link to it cut, or the store restarted) and network when a
+// fault needs them.
 func (t *timeline) layoutLanes() {
 	for _, c := range clientsOf(t.sel.ops) {
 		rows := t.stackRows(t.barRow, func(o history.Op) bool { return o.Client == c })
@@ -165,7 +167,7 @@ func (t *timeline) layoutLanes() {
 		t.addLane(fmt.Sprintf("replica%d", r), fmt.Sprintf("replica %d", r), "replica", tlBand, tlServeRow, rows)
 	}
 	t.addLane("gateway", "gateway ledger", "gateway", tlBand, tlGatewayH, 1)
-	for _, key := range []string{"postgres", "network"} {
+	for _, key := range append(slices.Clone(target.Stores), "network") {
 		if t.faultNeeds(key) {
 			t.addLane(key, key, key, tlBand, tlPlainH-tlBand-tlLanePad, 1)
 		}
@@ -318,11 +320,11 @@ func replicaIndex(end string) (int, bool) {
 // the link, so the replica end carries it), the replica of a process
 // fault, the gateway for gateway faults; the network lane when no end has
 // a lane.
-func laneKeys(target string) []string {
+func laneKeys(faultTarget string) []string {
 	var keys []string
-	for _, end := range faultEnds(target) {
+	for _, end := range faultEnds(faultTarget) {
 		switch {
-		case end == "gateway", end == "postgres":
+		case end == "gateway", slices.Contains(target.Stores, end):
 			keys = append(keys, end)
 		case strings.HasPrefix(end, "replica"):
 			if _, ok := replicaIndex(end); ok {

@@ -151,7 +151,7 @@ func (r *Runner) newPlay(sc scenarios.Scenario) *execution {
 	r.Ledger()
 	rec := history.NewRecorder(history.History{
 		Target: r.Target.Name, Family: sc.Family, Seed: sc.Seed, Replicas: r.Env.Replicas(),
-		Tenants: r.Target.Tenants, Policy: pol,
+		Tenants: r.Target.Tenants, Stores: r.Target.StoreNames(), Policy: pol,
 	})
 	urls := make([]string, r.Env.Replicas())
 	for i := range urls {

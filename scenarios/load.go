@@ -188,6 +188,9 @@ func (f *Fault) validate(at string, seen map[string]bool) error {
 		return err
 	}
 	field := map[string]string{"kind": "kind", "target": "link", "direction": "direction"}[se.Field]
+	if se.Field == "target" && faults.TargetOf(f.Kind) == "store" {
+		field = "store"
+	}
 	if field == "" {
 		field = "params." + se.Field
 	}

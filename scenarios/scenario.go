@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"regexp"
@@ -101,7 +102,8 @@ type Wait struct {
 type Fault struct {
 	ID        string            `yaml:"id"`
 	Kind      string            `yaml:"kind"`                // latency, timeout, reset_peer, down, slicer, limit_data, bandwidth, gateway:<kind>
-	Link      string            `yaml:"link,omitempty"`      // client->replicaN, replicaN->gateway, replicaN->postgres
+	Link      string            `yaml:"link,omitempty"`      // client->replicaN, replicaN->gateway, replicaN->postgres|redis|mysql
+	Store     string            `yaml:"store,omitempty"`     // store_restart, store_kill: postgres, redis or mysql
 	Direction string            `yaml:"direction,omitempty"` // upstream | downstream (default downstream)
 	Order     string            `yaml:"order,omitempty"`     // gateway faults: match this order
 	Params    map[string]string `yaml:"params,omitempty"`
@@ -111,7 +113,7 @@ type Fault struct {
 // (gateway faults); the one translation from a scenario's fault to what
 // is injected.
 func (f Fault) Spec(order string) faults.Spec {
-	sp := faults.Spec{Kind: f.Kind, Target: f.Link, Direction: f.Direction, Params: maps.Clone(f.Params)}
+	sp := faults.Spec{Kind: f.Kind, Target: cmp.Or(f.Link, f.Store), Direction: f.Direction, Params: maps.Clone(f.Params)}
 	if kind, ok := strings.CutPrefix(f.Kind, "gateway:"); ok {
 		sp.Kind, sp.Target = kind, "gateway"
 		if order != "" {

@@ -16,7 +16,7 @@ import (
 // policy.recovery_window.
 func (t *Target) CrashWindowFits() error {
 	p := t.Policy
-	strikes := history.LongestWave()
+	strikes := history.LongestWave(t.StoreNames())
 	need := strikes + p.RecoveryWindow + p.Band()
 	if need <= p.Promise() {
 		return nil

@@ -55,7 +55,7 @@ func TestRefuse_BuiltIn(t *testing.T) {
 // enough, a millisecond short is refused.
 func TestCrashWindowFits_LongestWaveAndRecoveryWindow(t *testing.T) {
 	pol := target.Policy{TTL: 2 * time.Second, RecoveryWindow: 5 * time.Second}
-	pol.RetryWindow = history.LongestWave() + pol.RecoveryWindow + pol.Band()
+	pol.RetryWindow = history.LongestWave(nil) + pol.RecoveryWindow + pol.Band()
 	tg := &target.Target{Name: "x", Policy: pol}
 	if err := tg.CrashWindowFits(); err != nil {
 		t.Errorf("exactly fitting: %v", err)
