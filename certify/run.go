@@ -44,9 +44,9 @@ type Options struct {
 	// RedisAppendFsync is the throwaway Redis's appendfsync (always,
 	// everysec, no; "" = everysec, as deployments run it).
 	RedisAppendFsync string
-	Log          *slog.Logger
-	Progress     func(Progress) // called for one example at a time, from any goroutine
-	Env          harness.Env    // reuse a running environment instead of starting one
+	Log              *slog.Logger
+	Progress         func(Progress) // called for one example at a time, from any goroutine
+	Env              harness.Env    // reuse a running environment instead of starting one
 	// Launch starts the environment; default process.Launch. Container
 	// mode passes docker.Launch, and Mode says which ("process" or "docker").
 	Launch harness.Launcher
