@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
@@ -25,9 +24,7 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	tool := reports.CurrentTool()
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(tool)
+		return printJSON(stdout, tool)
 	}
 	printTool(stdout, tool)
 	return nil
