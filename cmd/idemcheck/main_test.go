@@ -60,7 +60,7 @@ func TestCLI_UsageErrorsExit2(t *testing.T) {
 }
 
 func TestCLI_HelpExits0WithExample(t *testing.T) {
-	for _, cmd := range []string{"certify", "run", "replay", "list", "demo", "merge"} {
+	for _, cmd := range []string{"certify", "run", "replay", "list", "demo", "merge", "version"} {
 		code, _, stderr := runCLI(t, cmd, "--help")
 		if code != exitPass || !strings.Contains(stderr, "Example:") || !strings.Contains(stderr, "idemcheck "+cmd) {
 			t.Errorf("%s --help: exit %d, output %q", cmd, code, stderr)
