@@ -95,9 +95,6 @@ func (t *Target) defaults() {
 	f.Amount, f.Currency = cmp.Or(f.Amount, "amount"), cmp.Or(f.Currency, "currency")
 	f.OrderID, f.ID, f.Status = cmp.Or(f.OrderID, "order_id"), cmp.Or(f.ID, "id"), cmp.Or(f.Status, "status")
 	p.Encoding = cmp.Or(p.Encoding, EncodingJSON)
-	if p.Body == nil {
-		p.Body = defaultBody(*f)
-	}
 	if t.Policy.RetryWindow == 0 {
 		t.Policy.RetryWindow = t.Policy.TTL
 	}

@@ -75,9 +75,10 @@ func (p Protocol) Request(pay Payment, w Writing) (Request, error) {
 	return Request{Method: http.MethodPost, Path: p.RequestPath(pay), ContentType: ContentType(p.Encoding), Body: body}, nil
 }
 
-// template is the body template in use: protocol.body, or the reference
-// protocol's body for a Protocol that was never validated.
-func (p Protocol) template() *Body {
+// Template is the body template in use: protocol.body, or without one
+// the reference protocol's body in the mapping of p.Fields (built on
+// each call, so a change to Fields is seen).
+func (p Protocol) Template() *Body {
 	if p.Body != nil {
 		return p.Body
 	}
@@ -86,7 +87,7 @@ func (p Protocol) template() *Body {
 
 // RequestBody renders the body template for a payment and writes it.
 func (p Protocol) RequestBody(pay Payment, w Writing) ([]byte, error) {
-	tmpl := p.template()
+	tmpl := p.Template()
 	root := render(tmpl.root, pay).(*object)
 	if w.Edit != "" {
 		if !slices.ContainsFunc(tmpl.StaticFields(), func(f StaticField) bool { return f.Pointer == w.Edit }) {
@@ -131,7 +132,7 @@ func writeFormStyle(ps []param, style string) []byte {
 // own), parameter order for a form body (rotated only when there are
 // three parameters or more, where it differs from reversed).
 func (p Protocol) Writings() []string {
-	tmpl := p.template()
+	tmpl := p.Template()
 	if p.encoding() == EncodingForm {
 		if len(formParams(render(tmpl.root, Payment{}), "", nil)) >= 3 {
 			return []string{WriteReordered, WriteRotated}
@@ -169,7 +170,7 @@ func (t *Target) checkShape() error {
 	if p.Encoding != EncodingJSON && p.Encoding != EncodingForm {
 		return bad("protocol.encoding", "expected json or form, got %q", p.Encoding)
 	}
-	if err := p.Body.check("protocol.body", used); err != nil {
+	if err := p.Template().check("protocol.body", used); err != nil {
 		return err
 	}
 	for _, need := range []struct{ name, what, path string }{{PlaceOrderID, "order id", "order_id"}, {PlaceAmount, "amount", "amount"}, {PlaceCurrency, "currency", "currency"}} {

@@ -120,7 +120,7 @@ func TestRequest_JSONWritings(t *testing.T) {
 func TestRequest_EditChangesOneStaticField(t *testing.T) {
 	tg := parse(t, ownShape)
 	var ptrs []string
-	for _, f := range tg.Protocol.Body.StaticFields() {
+	for _, f := range tg.Protocol.Template().StaticFields() {
 		ptrs = append(ptrs, f.Pointer)
 	}
 	if strings.Join(ptrs, " ") != "/customer /payment_method" {

@@ -65,8 +65,8 @@ type Ready struct {
 // marker, and where a success answer keeps the judged fields (Fields).
 type Protocol struct {
 	Path string `yaml:"path"` // default /v1/charges
-	// Body is the request body template (default: the reference
-	// protocol's body, in Fields' mapping; see defaultBody).
+	// Body is the request body template; nil means the reference
+	// protocol's body in Fields' mapping (see Template).
 	Body *Body `yaml:"body"`
 	// Encoding is json (default) or form (application/x-www-form-urlencoded,
 	// nested fields as Stripe's bracket keys).
