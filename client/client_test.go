@@ -188,11 +188,7 @@ policy: {ttl: 1h}
 protocol:
   path: /orders/{order_id}/payments
   encoding: form
-  body:
-    amount: "{{.Amount}}"
-    currency: "{{.Currency}}"
-    customer: cus_123
-    metadata: {order_id: "{{.OrderID}}"}
+  body: {amount: "{{.Amount}}", currency: "{{.Currency}}", customer: cus_123, metadata: {order_id: "{{.OrderID}}"}}
 `))
 	if err != nil {
 		t.Fatal(err)

@@ -121,25 +121,11 @@ func nestForm(form url.Values) map[string]any {
 
 // upperCurrency writes a success answer's currency in capitals.
 func upperCurrency(status int, body []byte) []byte {
-	if status < 200 || status > 299 {
-		return body
-	}
-	var charge map[string]any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if dec.Decode(&charge) != nil {
-		return body
-	}
-	cur, ok := charge["currency"].(string)
-	if !ok {
-		return body
-	}
-	charge["currency"] = strings.ToUpper(cur)
-	out, err := json.Marshal(charge)
-	if err != nil {
-		return body
-	}
-	return out
+	return rewriteSuccess(status, body, func(charge map[string]any) bool {
+		cur, ok := charge["currency"].(string)
+		charge["currency"] = strings.ToUpper(cur)
+		return ok
+	})
 }
 
 // writeProblem answers a refused request as problem+json.
