@@ -46,9 +46,11 @@ type Member struct {
 	Denies string
 	// Flags are extra reference-server flags the variant needs.
 	Flags []string
-	// OrderField overrides the target's protocol.fields.order_id (a
-	// dialect: "/metadata/order_id" is a JSON pointer).
-	OrderField string
+	// Protocol, when set, is the member's dialect in place of the
+	// protocol's defaults: a success answer's fields at other places
+	// (stripe-body), or a request shape of its own (own-shape). It is
+	// what the member's target file would say under protocol:.
+	Protocol *target.Protocol
 }
 
 // TestPolicy is what the built-ins declare in test mode: short TTLs and
@@ -111,7 +113,32 @@ var Members = []Member{
 	// exact-ttl promises no more than it keeps: retry_window = ttl.
 	{Name: "exact-ttl", Kind: "garden", Bug: "none: keys expire exactly at the TTL, which is also the retry window it promises", Family: "late-retry",
 		Policy: &target.Policy{TTL: TestPolicy.TTL, RetryWindow: TestPolicy.TTL, RecoveryWindow: TestPolicy.RecoveryWindow, MaxWait: TestPolicy.MaxWait}},
-	{Name: "stripe-body", Kind: "garden", Bug: "none: Stripe-shaped bodies, the order under metadata.order_id", Family: "concurrent-duplicates", OrderField: "/metadata/order_id"},
+	{Name: "stripe-body", Kind: "garden", Bug: "none: Stripe-shaped bodies, the order under metadata.order_id", Family: "concurrent-duplicates",
+		Protocol: &target.Protocol{Fields: target.Fields{OrderID: "/metadata/order_id"}}},
+	// own-shape's protocol is examples/own-shape.yaml's (a test holds
+	// them equal).
+	{Name: "own-shape", Kind: "garden", Bug: "none: its own request shape (POST /orders/{order_id}/payments, a form body requiring customer and payment_method) and a currency answered in capitals", Family: "key-reuse",
+		Protocol: &target.Protocol{Path: "/orders/{order_id}/payments", Encoding: target.EncodingForm, Body: mustBody(OwnShapeBody)}},
+}
+
+// OwnShapeBody is own-shape's protocol.body: the payment's values, the
+// fields the service requires, and the order again under metadata.
+const OwnShapeBody = `amount: "{{.Amount}}"
+currency: "{{.Currency}}"
+description: "{{.Description}}"
+customer: cus_123
+payment_method: pm_card_visa
+metadata:
+  order_id: "{{.OrderID}}"
+`
+
+// mustBody parses a body template written in this file.
+func mustBody(src string) *target.Body {
+	b, err := target.ParseBody(src)
+	if err != nil {
+		panic(fmt.Sprintf("builtin: a body template: %v", err))
+	}
+	return b
 }
 
 // ErrUnknown is returned for a name that is not in the table.
@@ -177,7 +204,9 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 		}},
 		Policy: pol,
 	}
-	t.Protocol.Fields.OrderID = m.OrderField // "" is the default
+	if m.Protocol != nil {
+		t.Protocol = *m.Protocol
+	}
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("built-in %s: %w", m.Name, err)
 	}
