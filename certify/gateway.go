@@ -16,5 +16,5 @@ import (
 // (docs/protocol.md), which needs a gateway that replays. The caller sets
 // Seed and Logger; everything else is here.
 func GatewayConfig(tg *target.Target) gatewaysim.Config {
-	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL()}
+	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL(tg.StoreNames())}
 }
