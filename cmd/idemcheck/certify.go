@@ -31,6 +31,7 @@ type certifyFlags struct {
 	shard       string
 	databaseURL string
 	docker      bool
+	gateway     gatewaySwitch
 }
 
 func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
@@ -49,6 +50,7 @@ func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
 	fs.StringVar(&f.shard, "shard", "", "`k/n`: run shard k of n disjoint seed ranges (nightly soak on n runners)")
 	fs.StringVar(&f.databaseURL, "database-url", "", "use this PostgreSQL instead of a throwaway cluster")
 	fs.BoolVar(&f.docker, "docker", false, "run PostgreSQL, the gateway, toxiproxy and the replicas as local Docker images (make images first)")
+	f.gateway.register(fs)
 }
 
 func newFlagSet(name, usage, example string, stderr io.Writer) *flag.FlagSet {
@@ -160,11 +162,15 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 	if err := f.check(); err != nil {
 		return err
 	}
+	played, err := f.gateway.played(fams)
+	if err != nil {
+		return err
+	}
 	tg, err := resolveTarget(f.target, f.docker)
 	if err != nil {
 		return err
 	}
-	if err := families.CheckFamilies(tg, fams); err != nil {
+	if err := families.CheckFamilies(tg, played); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	dir, finish, err := reportDir(f.reportDir, filepath.Join("idemcheck-report", tg.Name))
@@ -176,7 +182,7 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 	opts := certify.Options{
 		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Parallel: f.parallel, Strict: f.strict,
 		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, Progress: progress.update,
-		LogDir: filepath.Join(dir, reports.LogsDir),
+		LogDir: filepath.Join(dir, reports.LogsDir), NoGatewayIdempotency: f.gateway.off,
 	}
 	if inDocker(f.docker, tg) {
 		opts.Launch, opts.Mode = dockerLauncher(), "docker"
