@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/reference"
@@ -19,7 +20,8 @@ import (
 // (then 409 with Retry-After), and a key reused with another body is
 // refused because the provider compares parameters (the body's digest
 // rides in the description, standing in for a service that forwards
-// every field of its request). With an idempotent provider that remembers
+// every field of its request; the currency goes lower-case, as Stripe
+// keeps it). With an idempotent provider that remembers
 // keys for the whole promise, nothing is wrong but that the provider held
 // the lock (G1).
 //
@@ -48,6 +50,7 @@ func (p passthrough) charge(ctx context.Context, req *reference.ChargeRequest) r
 	ctx = context.WithoutCancel(ctx)
 	cfg := p.s.Config()
 	greq := reference.GatewayRequest{RequestID: providerKey(req), ChargeParams: req.Params}
+	greq.Currency = strings.ToLower(greq.Currency) // as Stripe stores it
 	greq.Description = fmt.Sprintf("%s [request %x]", req.Params.Description, req.Fingerprint[:8])
 	held := time.Now().Add(cfg.MaxWait)
 	for {
@@ -56,12 +59,12 @@ func (p passthrough) charge(ctx context.Context, req *reference.ChargeRequest) r
 		case out.Definitive():
 			res, _ := reference.ResultFor(out, req.Params)
 			return reference.Answer{Result: &res}
-		case out.Error != nil && out.Error.Type == "idempotency_error":
-			return p.s.Mismatch()
 		case out.Status == http.StatusConflict && time.Now().Before(held):
-			time.Sleep(inFlightPoll)
+			time.Sleep(inFlightPoll) // the key is in flight at the provider
 		case out.Status == http.StatusConflict:
 			return p.s.Conflict()
+		case out.Status == http.StatusBadRequest && out.Error != nil && out.Error.Type == "idempotency_error":
+			return p.s.Mismatch() // the provider holds the key with other parameters
 		default:
 			return reference.UnknownOutcome(out)
 		}
