@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/reference"
@@ -20,8 +19,10 @@ import (
 // (then 409 with Retry-After), and a key reused with another body is
 // refused because the provider compares parameters (the body's digest
 // rides in the description, standing in for a service that forwards
-// every field of its request; the currency goes lower-case, as Stripe
-// keeps it). With an idempotent provider that remembers
+// every field of its request). A body the reference's own validation
+// refuses (an upper-case currency) is a 400 even under a key in use: it
+// has no record to tell it the key is, so the 422 of a reused key (R2) is
+// NON-STRICT. With an idempotent provider that remembers
 // keys for the whole promise, nothing is wrong but that the provider held
 // the lock (G1).
 //
@@ -50,7 +51,6 @@ func (p passthrough) charge(ctx context.Context, req *reference.ChargeRequest) r
 	ctx = context.WithoutCancel(ctx)
 	cfg := p.s.Config()
 	greq := reference.GatewayRequest{RequestID: providerKey(req), ChargeParams: req.Params}
-	greq.Currency = strings.ToLower(greq.Currency) // as Stripe stores it
 	greq.Description = fmt.Sprintf("%s [request %x]", req.Params.Description, req.Fingerprint[:8])
 	held := time.Now().Add(cfg.MaxWait)
 	for {
