@@ -236,12 +236,12 @@ func exitFor(rep *reports.Report, runErr error) error {
 func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths, errPrinted bool) {
 	fmt.Fprintf(w, "%s: %s (level %s) in %s, seed %d\n", rep.Target, verdictWord(rep.Verdict), rep.Level, roundDur(rep.Duration), rep.Seed)
 	for _, fr := range rep.Families {
-		line := fmt.Sprintf("  %-22s %-13s %4d scenarios", fr.Name, fr.Verdict, fr.Scenarios)
+		line := fmt.Sprintf("  %-22s %-13s %4d scenarios", fr.Name, fr.Grade(), fr.Scenarios)
 		if fr.Incident != "" {
 			line += fmt.Sprintf("  shrunk to %d requests, %d faults: %s", fr.ShrunkRequests, fr.ShrunkFaults, fr.Incident)
 		}
 		fmt.Fprintln(w, line)
-		if fr.Verdict == "UNKNOWN" && fr.Note != "" {
+		if (fr.Verdict == "UNKNOWN" || fr.NotJudged) && fr.Note != "" {
 			fmt.Fprintf(w, "    %s\n", fr.Note)
 		}
 	}
