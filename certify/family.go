@@ -54,7 +54,7 @@ const waitersPerWorker = 8
 func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	fam, agg, opts, deadline := fr.fam, fr.agg, c.opts, c.deadline
 	if opts.NoGatewayIdempotency && fam.Crashes {
-		fr.notJudged("not run: the gateway runs without idempotency (--gateway-idempotency off), and " + checker.NoProviderIdempotency)
+		fr.notJudged("not run (--gateway-idempotency off): " + checker.NoProviderIdempotency)
 		return
 	}
 	if need := fam.ExampleTime(c.tg); time.Now().Add(need).After(deadline) {
