@@ -74,6 +74,13 @@ type Member struct {
 // window, and one retry held max_wait.
 var TestPolicy = target.Policy{TTL: time.Second, RetryWindow: 20 * time.Second, RecoveryWindow: 2 * time.Second, MaxWait: time.Second}
 
+// declaring is TestPolicy with the production numbers prod declared.
+func declaring(prod target.Production) *target.Policy {
+	p := TestPolicy
+	p.Production = prod
+	return &p
+}
+
 // testFlags configure every built-in reference-server for TestPolicy: a
 // gateway timeout above the longest drawn gateway latency, and a short
 // lease (the owner renews it while its gateway call runs, so it need not
@@ -107,6 +114,15 @@ var Members = []Member{
 	// probe that late, or it certifies L5.
 	{Name: "short-retention", Kind: "broken", Bug: "keeps keys for 3x the TTL while promising a retry window of 20x", Incident: "a retry near the end of the promised window charges again", Family: "late-retry", Expect: []string{"E2"}, Verdict: "FAILED"},
 	{Name: "no-recovery", Kind: "broken", Bug: "no lease takeover and no sweeper: a key whose owner crashed stays in progress", Incident: "after a crash the order can never be completed or retried", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
+	// passthrough-key declares the 30-day TTL it keeps in production,
+	// against Stripe's 24h (the default provider key lifetime): the
+	// gateway then forgets a key well inside the test-mode promise, and a
+	// late retry charges again. Without that declaration it passes, with
+	// G1's note that only the gateway held its orders to one charge; with
+	// --gateway-idempotency off, concurrent duplicates both charge (M1).
+	{Name: "passthrough-key", Kind: "broken", Bug: "keeps no record of its own: passes a key derived from the client's to the provider and lets the provider deduplicate",
+		Incident: "a 30-day retry promise on a provider that keeps keys 24h: a retry on day 2 charges again", Family: "late-retry", Expect: []string{"M1"}, Verdict: "FAILED",
+		Policy: declaring(target.Production{TTL: 30 * 24 * time.Hour})},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},

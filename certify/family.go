@@ -53,6 +53,10 @@ const waitersPerWorker = 8
 // not run or an example could not be played to its end.
 func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	fam, agg, opts, deadline := fr.fam, fr.agg, c.opts, c.deadline
+	if opts.NoGatewayIdempotency && fam.Crashes {
+		fr.notJudged("not run (--gateway-idempotency off): " + checker.NoProviderIdempotency)
+		return
+	}
 	if need := fam.ExampleTime(c.tg); time.Now().Add(need).After(deadline) {
 		fr.tooLong(c.tg, need, c.setup, opts.Budget)
 		return
@@ -152,6 +156,17 @@ func (fr *familyRun) tooLong(tg *target.Target, need, setup, budget time.Duratio
 	res := checker.Undecided(fam.DecidedBy(), fam.Level, note)
 	fr.res = &res
 	fr.Verdict, fr.Note = string(checker.Unknown), note
+}
+
+// notJudged makes the result of a family deliberately not played, because
+// no server could answer its question in this run: nothing fails, nothing
+// is exercised, and the family's note (and the level's, from the
+// histories) says why. A PASS that certifies nothing, as a check that was
+// not exercised is.
+func (fr *familyRun) notJudged(note string) {
+	res := checker.NotJudged(fr.fam.DecidedBy(), fr.fam.Level, note)
+	fr.res = &res
+	fr.Verdict, fr.Note, fr.NotJudged = string(checker.Pass), note, true
 }
 
 // fitMargin is what a suggested budget adds to set-up and one example:

@@ -2,19 +2,31 @@ package certify
 
 import (
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// GatewayConfig is the gateway simulator's configuration for tg.
-// The gateway remembers keys as Stripe does, for a key TTL
-// compressed like the target's own (target.Policy.GatewayKeyTTL: the TTL a
-// target declares in test mode stands for Stripe's 24h), so that a server
-// that lets the gateway's idempotency stand in for its own store is seen
-// double-charging a late retry inside its promise; the server learns the
-// gateway's key TTL from GATEWAY_KEY_TTL ({{.GatewayKeyTTL}}). A correct
+// GatewayConfig is the gateway simulator's configuration for tg. The
+// gateway remembers keys as Stripe does, for a key TTL compressed like the
+// target's own (history.Policy.GatewayKeyTTL: the provider's share of the
+// test-mode promise, when the target declares a production promise that
+// outlives its provider's key lifetime; else the whole promise), so that
+// a server that lets the gateway's idempotency stand in for its own store
+// is seen double-charging a late retry it promised to cover. A correct
 // server may re-send its own request to learn what the gateway decided
-// (docs/protocol.md), which needs a gateway that replays. The caller sets
-// Seed and Logger; everything else is here.
-func GatewayConfig(tg *target.Target) gatewaysim.Config {
-	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL()}
+// (docs/protocol.md), which needs a gateway that replays. off models a
+// provider without idempotency (--gateway-idempotency off): the gateway
+// ignores Idempotency-Key. The caller sets Seed and Logger; everything
+// else is here.
+func GatewayConfig(tg *target.Target, off bool) gatewaysim.Config {
+	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL(tg.StoreNames()), NoIdempotency: off}
+}
+
+// GatewayRecord is what every history of a run records of the gateway's
+// configuration: how long it kept keys, or that it kept none.
+func GatewayRecord(cfg gatewaysim.Config) history.Gateway {
+	if cfg.NoIdempotency {
+		return history.Gateway{NoIdempotency: true}
+	}
+	return history.Gateway{KeyTTL: cfg.IdempotencyTTL}
 }

@@ -6,14 +6,19 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/target"
 )
+
+func gatewayTarget(prod target.Production) *target.Target {
+	return &target.Target{Name: "t", Needs: []string{"postgres"},
+		Policy: target.Policy{TTL: time.Second, RetryWindow: 30 * time.Second, RecoveryWindow: 2 * time.Second, MaxWait: 2 * time.Second, Production: prod}}
+}
 
 // The gateway replays as Stripe does, and remembers keys
 // for the target's promise, not 24h.
 func TestGatewayConfig_KeyTTLScaledWithThePolicy(t *testing.T) {
-	tg := &target.Target{Name: "t", Policy: target.Policy{TTL: time.Second, RetryWindow: 30 * time.Second, RecoveryWindow: 2 * time.Second, MaxWait: 2 * time.Second}}
-	cfg := certify.GatewayConfig(tg)
+	cfg := certify.GatewayConfig(gatewayTarget(target.Production{}), false)
 	if cfg.NoIdempotency {
 		t.Error("the gateway must replay a correct server's re-sent request, as Stripe does")
 	}
@@ -22,5 +27,30 @@ func TestGatewayConfig_KeyTTLScaledWithThePolicy(t *testing.T) {
 	}
 	if got := strings.Join(cfg.Args(), " "); got != "--ttl=30.25s" {
 		t.Errorf("gateway-sim args %q", got)
+	}
+	if rec := certify.GatewayRecord(cfg); rec != (history.Gateway{KeyTTL: cfg.IdempotencyTTL}) {
+		t.Errorf("recorded %+v", rec)
+	}
+}
+
+// A production promise of 30 days against Stripe's 24h: the gateway
+// forgets a key at the provider's share of the promise, here the
+// recovery floor of a PostgreSQL target (2s + 0.25s + 2 × 4s).
+func TestGatewayConfig_ProductionPromiseOutlivesTheProvider(t *testing.T) {
+	cfg := certify.GatewayConfig(gatewayTarget(target.Production{TTL: 30 * 24 * time.Hour, ProviderKeyLifetime: 24 * time.Hour}), false)
+	if want := 10*time.Second + 250*time.Millisecond; cfg.IdempotencyTTL != want {
+		t.Errorf("gateway key TTL %s, want the recovery floor %s", cfg.IdempotencyTTL, want)
+	}
+}
+
+// --gateway-idempotency off: the gateway ignores keys, and every history
+// says so.
+func TestGatewayConfig_Off(t *testing.T) {
+	cfg := certify.GatewayConfig(gatewayTarget(target.Production{}), true)
+	if !cfg.NoIdempotency || !strings.Contains(strings.Join(cfg.Args(), " "), "--no-idempotency") {
+		t.Errorf("off: %+v, args %q", cfg, cfg.Args())
+	}
+	if rec := certify.GatewayRecord(cfg); rec != (history.Gateway{NoIdempotency: true}) {
+		t.Errorf("recorded %+v", rec)
 	}
 }

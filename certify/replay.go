@@ -21,7 +21,8 @@ func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts
 		return nil, err
 	}
 	defer closeEnv()
-	runner := &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.DoubleCharged}
+	runner := &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.DoubleCharged,
+		Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency))}
 	defer runner.Close()
 	start := time.Now()
 	h, err := runner.Run(ctx, *sc)

@@ -17,7 +17,7 @@ func newReport(tg *target.Target, opts Options) *reports.Report {
 	rep := &reports.Report{
 		SchemaVersion: reports.SchemaVersion, Target: tg.Name, TargetFile: tg.File, Strict: opts.Strict,
 		Seed: opts.Seed, Budget: reports.Duration(opts.Budget), Started: time.Now().UTC(), Mode: cmp.Or(opts.Mode, "process"),
-		Replicas: tg.Replicas, Verdict: "unknown", Level: "L0", Tool: reports.CurrentTool(),
+		Replicas: tg.Replicas, Verdict: "unknown", Level: "L0", Tool: reports.CurrentTool(), Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency)),
 		Env:             map[string]string{"go": runtime.Version(), "os": runtime.GOOS + "/" + runtime.GOARCH},
 		Counterexamples: map[string]*history.History{},
 	}
@@ -78,11 +78,15 @@ func addFamily(rep *reports.Report, fr *familyRun, res checker.Result) {
 }
 
 // targetArg is how a replay command names the target, with --docker when
-// the run was in containers.
+// the run was in containers and --gateway-idempotency off when its gateway
+// kept no keys.
 func targetArg(rep *reports.Report) string {
 	arg := cmp.Or(rep.TargetFile, rep.Target)
 	if rep.Mode == "docker" {
 		arg += " --docker"
+	}
+	if rep.Gateway.NoIdempotency {
+		arg += " --gateway-idempotency off"
 	}
 	return arg
 }

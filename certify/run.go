@@ -55,6 +55,10 @@ type Options struct {
 	// toxiproxy.log) after the run, so errors can name a file that still
 	// exists; "" = a temporary folder, removed at the end.
 	LogDir string
+	// NoGatewayIdempotency runs the gateway without idempotency, like a
+	// provider that ignores Idempotency-Key (--gateway-idempotency off):
+	// families that crash servers are not judged (crashesNotJudged).
+	NoGatewayIdempotency bool
 }
 
 // Progress is reported after every example, for progress bars.
@@ -149,7 +153,8 @@ type certification struct {
 
 func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, start time.Time, opts Options) *certification {
 	c := &certification{tg: tg, opts: opts, rep: rep, byName: map[string]*familyRun{},
-		runner:   &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.DoubleCharged, Gate: runner.NewGate()},
+		runner: &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.DoubleCharged, Gate: runner.NewGate(),
+			Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency))},
 		setup:    time.Since(start),
 		deadline: start.Add(opts.Budget)}
 	for i, fam := range opts.Families {
@@ -187,7 +192,7 @@ func environment(ctx context.Context, tg *target.Target, opts Options) (harness.
 		launch = process.Launch
 	}
 	env, err := launch(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, RedisAppendFsync: opts.RedisAppendFsync, Logger: opts.Log, Replicas: opts.Replicas, WorkDir: opts.LogDir,
-		Gateway: GatewayConfig(tg)})
+		Gateway: GatewayConfig(tg, opts.NoGatewayIdempotency)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
 	}

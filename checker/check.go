@@ -152,6 +152,17 @@ func notes(parts ...string) string {
 	return strings.Join(out, "; ")
 }
 
+// NotJudged is the result of a family deliberately not played (its
+// question cannot be asked of any server in this run, see
+// NoProviderIdempotency): check id PASS but not exercised at level, with
+// the note saying why. It earns nothing and fails nothing; the level it
+// would certify is withheld by the ladder, whose note names the reason.
+func NotJudged(id, level, note string) Result {
+	c := newCheck(id)
+	c.Level, c.Note = level, note
+	return Result{Verdict: Pass, Level: "L0", Checks: []CheckResult{c}}
+}
+
 // Undecided is the result of a family that could not be judged at all
 // (its examples do not fit the budget): check id UNKNOWN at level, with
 // the catalog's name and the note saying why. UNKNOWN is never a pass.

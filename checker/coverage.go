@@ -24,6 +24,9 @@ func (ix *index) coverage() Coverage {
 	if !ix.h.Complete {
 		c.Incomplete = 1
 	}
+	if ix.h.Gateway.NoIdempotency {
+		c.NoGatewayIdempotency = 1
+	}
 	c.CrossTenantKeys = len(ix.crossTenantKeys())
 	for _, e := range ix.eps {
 		ix.coverEpoch(&c, e)

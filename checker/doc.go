@@ -10,6 +10,10 @@
 //   - Check(h) judges one history and returns a Result.
 //   - Merge(results...) combines the results of several histories of one
 //     target (families, shards) into one certification.
+//   - Undecided(id, level, note) is a family that could not run (UNKNOWN);
+//     NotJudged(id, level, note) one deliberately not played (PASS, not
+//     exercised), such as crash-window against a gateway without
+//     idempotency (NoProviderIdempotency).
 //
 // Results:
 //   - Result: Checks (every check, in the order M1..M6, P1, P2, R1..R5,
@@ -100,7 +104,11 @@
 //     failed. A charge triggered by a request without a valid key, or by no
 //     request, is never excused when the order has another charge. The
 //     violation names both charges, both triggers and every request that
-//     was answered with either charge.
+//     was answered with either charge. When both charges carry one
+//     gateway key (provider.go), it says what the provider did: a gateway
+//     that keeps keys (History.Gateway.KeyTTL) had forgotten the key, so
+//     only the provider's idempotency had held the order, inside the
+//     provider's lifetime; a gateway without idempotency ignored it.
 //   - M2 no phantom success: every 2xx names a charge id the ledger holds as
 //     succeeded, and the response's amount, currency (an ISO 4217 code, in
 //     any case), order (and status, if present) are the ledger's; for an
@@ -183,7 +191,8 @@
 //   - G1 lock held by the server (gateway.go): a gateway replay
 //     (History.GatewayReplays) with no crash-class fault fired before it
 //     means the server sent one charge twice on its own and only the
-//     gateway's idempotency saved the order: INFORMATIONAL.
+//     gateway's idempotency saved the order: INFORMATIONAL. Its note says
+//     how long the gateway kept keys when that was less than the promise.
 //
 // # Not exercised, UNKNOWN, incomplete
 //
@@ -213,6 +222,10 @@
 // judgement on a key such a fault struck (Coverage.CrashJudged), and
 // every one of CrashPoints reached (all faults marked with it fired); a point never reached leaves L4 UNKNOWN and the
 // LevelNote names it. Faults that were armed but never fired count for
-// nothing. Protocol checks (R1..R5) grade but never block a level. No
+// nothing. A history recorded against a gateway without idempotency
+// (History.Gateway.NoIdempotency, Coverage.NoGatewayIdempotency) leaves L4
+// not judged, whatever it holds, and the LevelNote says why
+// (NoProviderIdempotency); a family not played for that reason is
+// NotJudged: nothing failed, nothing certified. Protocol checks (R1..R5) grade but never block a level. No
 // single family reaches L5; Merge the families of one target to certify it.
 package checker

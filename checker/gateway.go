@@ -25,7 +25,7 @@ func (ix *index) g1() CheckResult {
 		c.flag(Informational, Violation{Order: r.Order, Charges: []string{r.ChargeID}, Explanation: fmt.Sprintf(
 			"the gateway replayed %s for order %s at %s (its key %q): the server sent that charge again with no crash to recover from, and only the gateway's idempotency kept the order from a second charge", r.ChargeID, r.Order, r.At.Round(time.Millisecond), r.IdempotencyKey)})
 	}
-	c.Note = fmt.Sprintf("judged %d gateway replays, %d of them recoveries after a crash", len(ix.h.GatewayReplays), recovered)
+	c.Note = notes(fmt.Sprintf("judged %d gateway replays, %d of them recoveries after a crash", len(ix.h.GatewayReplays), recovered), ix.gatewayMemoryNote())
 	return c
 }
 

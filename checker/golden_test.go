@@ -277,6 +277,35 @@ var goldens = map[string]golden{
 	},
 	// Nothing wrong in it, and that proves too little.
 	"incomplete.json": {verdict: checker.Unknown, level: "L0"},
+
+	// A server that forwards its client's key to the gateway and keeps no
+	// record of its own: the gateway replays a retry at 5s, then forgets
+	// the key at its lifetime (10.25s, the provider's 24h of a declared
+	// 30-day production promise, at the recovery floor), and the retry at
+	// 19.6s, inside the promise, charges again (docs/protocol.md §4).
+	"m1_provider_forgot_key.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "E2": checker.Failed, "G1": checker.Informational},
+		violations: []ident{
+			{"M1", a, "k1", "ord_1", []int{0, 1, 2}, []string{"ch_1", "ch_2"}},
+			{"M4", a, "k1", "ord_1", []int{0, 2}, []string{"ch_1", "ch_2"}},
+			{"E2", a, "k1", "ord_1", []int{0, 2}, []string{"ch_1", "ch_2"}},
+			{"G1", "", "", "ord_1", nil, []string{"ch_1"}},
+		},
+	},
+	// The same server against a gateway without idempotency: two
+	// concurrent duplicates, two charges under one gateway key.
+	"m1_gateway_without_idempotency.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed},
+		violations: []ident{
+			{"M1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+			{"M4", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+		},
+	},
+	// clean_crash_recovered.json recorded against a gateway without
+	// idempotency: L4 is not judged (not failed), the level stops at L3.
+	"l4_gateway_without_idempotency.json": {verdict: checker.Pass, level: "L3"},
 }
 
 // TestGolden_Histories re-checks every hand-written history in testdata/

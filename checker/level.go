@@ -13,6 +13,10 @@ type rung struct {
 	name   string
 	checks []string
 	needs  func(Coverage) string // "" when satisfied, else what is missing
+	// unjudged says why the rung's question could not be asked of any
+	// server in this run ("" when it could): the rung is not reached,
+	// and the note says "not judged" rather than what failed.
+	unjudged func(Coverage) string
 }
 
 // ladder is docs/protocol.md §7 (Levels and verdicts) as data. M5 (tenant
@@ -21,11 +25,11 @@ type rung struct {
 // M1 appears twice: L1 judges it over sequential retries, L2 over
 // concurrent duplicates; the check is the same, the traffic is not.
 var ladder = []rung{
-	{"L1", "retry-safe", []string{"M1", "M2", "M4", "M5", "A1"}, needSequential},
-	{"L2", "concurrency-safe", []string{"M1"}, needConcurrent},
-	{"L3", "payload-safe", []string{"P1", "P2"}, nil},
-	{"L4", "crash-safe", []string{"M3", "M6"}, needCrashes},
-	{"L5", "expiry-safe", []string{"E1", "E2"}, nil},
+	{"L1", "retry-safe", []string{"M1", "M2", "M4", "M5", "A1"}, needSequential, nil},
+	{"L2", "concurrency-safe", []string{"M1"}, needConcurrent, nil},
+	{"L3", "payload-safe", []string{"P1", "P2"}, nil, nil},
+	{"L4", "crash-safe", []string{"M3", "M6"}, needCrashes, providerUnjudged},
+	{"L5", "expiry-safe", []string{"E1", "E2"}, nil, nil},
 }
 
 func needSequential(c Coverage) string {
@@ -72,6 +76,11 @@ func certify(checks []CheckResult, cov Coverage) (string, string) {
 	}
 	reached := "L0"
 	for _, r := range ladder {
+		if r.unjudged != nil {
+			if why := r.unjudged(cov); why != "" {
+				return reached, fmt.Sprintf("%s %s not judged: %s", r.level, r.name, why)
+			}
+		}
 		if why := blocks(r, checks, cov); why != "" {
 			return reached, fmt.Sprintf("%s %s not reached: %s", r.level, r.name, why)
 		}

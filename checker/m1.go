@@ -162,7 +162,7 @@ func (ix *index) m1Violation(ord *order, d double) Violation {
 			v.Ops = append(v.Ops, o.ID)
 		}
 	}
-	v.Explanation = ix.explainDouble(ord, d)
+	v.Explanation = ix.explainDouble(ord, d) + ix.providerPart(d)
 	return v
 }
 

@@ -94,6 +94,10 @@ type Coverage struct {
 	// undecided band around the end of their key's promise; they count as
 	// none of the probes above.
 	EdgeRetries int `json:"edge_retries,omitempty"`
+	// NoGatewayIdempotency counts histories recorded against a gateway
+	// without idempotency (History.Gateway.NoIdempotency): crash safety
+	// is then not judged (NoProviderIdempotency).
+	NoGatewayIdempotency int `json:"no_gateway_idempotency,omitempty"`
 }
 
 // Add sums two coverages field by field: the coverage of two histories, or
@@ -116,6 +120,7 @@ func (c Coverage) Add(o Coverage) Coverage {
 		PastTTL:              c.PastTTL + o.PastTTL,
 		LateRetries:          c.LateRetries + o.LateRetries,
 		EdgeRetries:          c.EdgeRetries + o.EdgeRetries,
+		NoGatewayIdempotency: c.NoGatewayIdempotency + o.NoGatewayIdempotency,
 		CrashFaults:          c.CrashFaults + o.CrashFaults,
 		CrashJudged:          c.CrashJudged + o.CrashJudged,
 		CrashPoints:          addCounts(c.CrashPoints, o.CrashPoints),

@@ -26,7 +26,7 @@ func init() {
 	register(Family{Name: "crash-window", Level: "L4", Rank: 30, Gen: genCrash,
 		Doc:     "a wave of payments struck at every crash point (kills, pauses, gateway faults, link faults), one recovery window, then retries inside the promise",
 		MinTime: func(tg *target.Target) time.Duration { return tg.Policy.RecoveryWindow + waveStrikes },
-		Fits:    (*target.Target).CrashWindowFits, Workers: 1,
+		Fits:    (*target.Target).CrashWindowFits, Workers: 1, Crashes: true,
 		Limit: func(tg *target.Target) string { return "policy.recovery_window = " + tg.Policy.RecoveryWindow.String() }})
 }
 

@@ -47,6 +47,11 @@ type Family struct {
 	// nightly soak): it adds time, not coverage, so it is certified only
 	// when named, and never draws from itself.
 	Composite bool
+	// Crashes says the family's examples crash servers (kill them, or make
+	// the gateway charge without saying so) and judge how they recover.
+	// No server can recover from that without an idempotent provider, so
+	// against a gateway without idempotency such a family is not judged.
+	Crashes bool
 }
 
 // LimitOf names what limits one example of f against tg.

@@ -15,7 +15,7 @@ import (
 const longExample = 30 * time.Second
 
 func init() {
-	register(Family{Name: "mixed", Level: "L5", Rank: 100, Gen: genMixed, Composite: true,
+	register(Family{Name: "mixed", Level: "L5", Rank: 100, Gen: genMixed, Composite: true, Crashes: true,
 		Doc: "all families at once: the nightly soak"})
 }
 

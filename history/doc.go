@@ -34,7 +34,10 @@
 //     absent, the body is JSON to one path), Fault.Fired, Fault.Class, History.OtherOrders (orders other examples
 //     sharing the environment sent, so accounting can tell their charges
 //     from money nobody asked for), History.ClockOffset (measured ledger
-//     clock minus recorder clock).
+//     clock minus recorder clock), History.Gateway (how long the gateway
+//     kept idempotency keys, or that it kept none), Policy.Production
+//     (the production promise and provider key lifetime a target
+//     declared).
 //
 // Every time is a time.Duration offset from the recording's base time and
 // is encoded in JSON as integer nanoseconds (1s is 1000000000).

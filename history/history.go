@@ -247,6 +247,8 @@ type History struct {
 	// sent before (a recovery, or a missing lock that only the gateway
 	// held).
 	GatewayReplays []GatewayReplay `json:"gateway_replays,omitempty"`
+	// Gateway is how the gateway kept its idempotency keys (optional).
+	Gateway Gateway `json:"gateway,omitzero"`
 	// End is when recording stopped and the ledger was last read.
 	End time.Duration `json:"end"`
 	// Complete is false when the run was interrupted: a checker may still

@@ -12,6 +12,45 @@ type Policy struct {
 	RetryWindow    time.Duration `yaml:"retry_window" json:"retry_window"`       // how late a client retry is still covered
 	RecoveryWindow time.Duration `yaml:"recovery_window" json:"recovery_window"` // after faults heal, crashed keys converge within this
 	MaxWait        time.Duration `yaml:"max_wait" json:"max_wait"`               // how long a duplicate may be held before 409
+	// Production is what the target keeps in production, where the
+	// durations above are compressed into seconds for a test run. Zero
+	// when not declared: the gateway then keeps keys for the whole
+	// test-mode promise (GatewayKeyTTL).
+	Production Production `yaml:"production" json:"production,omitzero"`
+}
+
+// Production is the production side of a target's promise and of its
+// payment provider, declared so that the test-mode gateway can forget
+// keys when the production provider would: a server that leans on the
+// provider's idempotency for retries it promised to cover is then seen
+// charging twice, as its customers would see it.
+type Production struct {
+	TTL         time.Duration `yaml:"ttl" json:"ttl,omitempty"`                   // how long a key dedupes in production
+	RetryWindow time.Duration `yaml:"retry_window" json:"retry_window,omitempty"` // how late a production retry is covered (default: TTL)
+	// ProviderKeyLifetime is how long the production payment provider
+	// remembers an idempotency key from its first request (Stripe: 24h,
+	// DefaultProviderKeyLifetime).
+	ProviderKeyLifetime time.Duration `yaml:"provider_key_lifetime" json:"provider_key_lifetime,omitempty"`
+}
+
+// DefaultProviderKeyLifetime is Stripe's: keys can be pruned once they
+// are 24 hours old.
+const DefaultProviderKeyLifetime = 24 * time.Hour
+
+// Promise is how long after a key's first request a production retry is
+// covered: max(TTL, retry window); zero when nothing was declared.
+func (p Production) Promise() time.Duration { return max(p.TTL, p.RetryWindow) }
+
+// ProviderShare is the share of the production promise that the
+// provider's own key lifetime covers: 1 when the provider outlives the
+// promise (or nothing was declared), less when the promise outlives the
+// provider (24h of a 30-day promise is 1/30).
+func (p Production) ProviderShare() float64 {
+	promise := p.Promise()
+	if promise <= 0 || p.ProviderKeyLifetime <= 0 || p.ProviderKeyLifetime >= promise {
+		return 1
+	}
+	return float64(p.ProviderKeyLifetime) / float64(promise)
 }
 
 // MinBoundaryBand is the least half-width of the band around a policy
@@ -42,9 +81,34 @@ func (p Policy) Band() time.Duration { return max(p.TTL/10, MinBoundaryBand) }
 func (p Policy) ConvergeSlack() time.Duration { return max(p.MaxWait+time.Second, 2*time.Second) }
 
 // GatewayKeyTTL is how long the gateway simulator remembers an
-// Idempotency-Key when it remembers keys at all. A real gateway keeps
-// keys for about as long as a server keeps its own (Stripe: 24h), so the
-// simulator's window is compressed with the target's test-mode policy:
-// the promise and its boundary band, not a fixed 24h that would absorb
-// every late retry a target forwards as its own key.
-func (p Policy) GatewayKeyTTL() time.Duration { return p.Promise() + p.Band() }
+// Idempotency-Key, from the key's first request, for a target with these
+// stores (docs/protocol.md, "The gateway's own idempotency"). The
+// production provider's key lifetime is compressed with the target's
+// test-mode policy: the gateway forgets a key at the same share of the
+// test-mode promise as the provider does of the production one
+// (Production.ProviderShare), never later than the promise and its band
+// (a fixed 24h would absorb every late retry a target forwards as its
+// own key), and never before GatewayRecoveryFloor: in production a
+// provider's day outlasts any crash recovery, so a server that leans on
+// the provider to recover is not judged on a forgetting that production
+// would not have.
+func (p Policy) GatewayKeyTTL(stores []string) time.Duration {
+	ceiling := p.Promise() + p.Band()
+	share := p.Production.ProviderShare()
+	if share >= 1 {
+		return ceiling
+	}
+	scaled := time.Duration(float64(p.Promise()) * share).Round(time.Millisecond)
+	return min(ceiling, max(scaled, p.GatewayRecoveryFloor(stores)))
+}
+
+// GatewayRecoveryFloor is the least the gateway remembers a key when the
+// production provider forgets within the promise: the recovery window and
+// the band, after twice the strikes of the longest crash wave of a target
+// with these stores (LongestWave; twice for a loaded machine, as the
+// wave's generator keeps half its room). A crash-window payment is
+// retried after the wave's strikes and one recovery window, so every
+// recovery the test plays ends before the gateway forgets its key.
+func (p Policy) GatewayRecoveryFloor(stores []string) time.Duration {
+	return p.RecoveryWindow + p.Band() + 2*LongestWave(stores)
+}

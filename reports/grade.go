@@ -39,12 +39,14 @@ func (c Check) Failing(strict bool) bool {
 }
 
 // gradeClass is the CSS class of a grade: pass, non-strict, informational,
-// failed, unknown or not-exercised. A verdict nobody knows grades unknown.
+// failed, unknown or not-exercised (also for a family not judged). A verdict nobody knows grades unknown.
 func gradeClass(grade string) string {
 	switch grade {
 	case string(checker.Pass), string(checker.NonStrict), string(checker.Informational),
 		string(checker.Failed), string(checker.Unknown), "not exercised":
 		return strings.ReplaceAll(strings.ToLower(grade), " ", "-")
+	case "not judged":
+		return "not-exercised" // drawn alike: a PASS that certifies nothing
 	}
 	return "unknown"
 }

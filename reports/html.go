@@ -87,7 +87,7 @@ func buildPage(r *Report) (*pageView, error) {
 		p.Started = r.Started.UTC().Format("2006-01-02 15:04:05 MST")
 	}
 	for _, f := range r.Families {
-		p.Families = append(p.Families, familyView{FamilyResult: f, Class: gradeClass(f.Verdict),
+		p.Families = append(p.Families, familyView{FamilyResult: f, Class: gradeClass(f.Grade()),
 			Duration: time.Duration(f.Duration).Round(time.Millisecond).String()})
 	}
 	var err error

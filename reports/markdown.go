@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
 )
 
 // maxMarkdownViolations caps the violation list: $GITHUB_STEP_SUMMARY
@@ -18,7 +19,7 @@ const maxMarkdownViolations = 30
 // verdictIcons prefix verdicts in the summary, for a reader scanning a PR.
 var verdictIcons = map[string]string{
 	"pass": "✅", "fail": "❌", "unknown": "❔",
-	"PASS": "✅", "NON-STRICT": "⚠️", "INFORMATIONAL": "ℹ️", "FAILED": "❌", "UNKNOWN": "❔", "not exercised": "➖",
+	"PASS": "✅", "NON-STRICT": "⚠️", "INFORMATIONAL": "ℹ️", "FAILED": "❌", "UNKNOWN": "❔", "not exercised": "➖", "not judged": "➖",
 }
 
 // WriteMarkdown writes summary.md, short enough for $GITHUB_STEP_SUMMARY
@@ -61,10 +62,25 @@ func mdHeader(b *strings.Builder, r *Report) {
 	if r.Tool.Version != "" {
 		fmt.Fprintf(b, " · idemcheck %s", r.Tool)
 	}
+	if g := gatewayText(r.Gateway); g != "" {
+		b.WriteString(" · " + g)
+	}
 	b.WriteString("\n\n")
 	if !r.Complete {
 		fmt.Fprintf(b, "> [!WARNING]\n> **Incomplete run**: %s. Checks that passed judged only what was recorded.\n\n", cell(cmp.Or(r.Interrupted, "the run did not complete")))
 	}
+}
+
+// gatewayText is how the run's gateway kept idempotency keys, for the
+// run's parameters line: "" when the report does not say.
+func gatewayText(g history.Gateway) string {
+	switch {
+	case g.NoIdempotency:
+		return "gateway without idempotency"
+	case g.KeyTTL > 0:
+		return "gateway keys kept " + g.KeyTTL.String()
+	}
+	return ""
 }
 
 // mdFamilies writes the families table.
@@ -78,7 +94,8 @@ func mdFamilies(b *strings.Builder, r *Report) {
 		if f.FailSeed != 0 {
 			seed = fmt.Sprint(f.FailSeed)
 		}
-		fmt.Fprintf(b, "| %s | %s %s | %d | %s |\n", cell(f.Name), verdictIcons[f.Verdict], cell(f.Verdict), f.Scenarios, seed)
+		g := f.Grade()
+		fmt.Fprintf(b, "| %s | %s %s | %d | %s |\n", cell(f.Name), verdictIcons[g], cell(g), f.Scenarios, seed)
 	}
 	b.WriteString("\n")
 }

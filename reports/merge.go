@@ -80,6 +80,7 @@ func mergeFamilies(acc, next []FamilyResult) []FamilyResult {
 		a.Verdict = worse(a.Verdict, f.Verdict)
 		a.Scenarios += f.Scenarios
 		a.Seeds += f.Seeds
+		a.NotJudged = a.NotJudged && f.NotJudged
 		if a.Incident == "" && f.Incident != "" {
 			a.FailSeed, a.Incident, a.History, a.Steps = f.FailSeed, f.Incident, f.History, f.Steps
 			a.ShrunkRequests, a.ShrunkFaults, a.FirstFailure = f.ShrunkRequests, f.ShrunkFaults, f.FirstFailure

@@ -33,6 +33,9 @@ type Report struct {
 	Mode          string    `json:"mode"` // "process" | "docker"
 	// Tool is the idemcheck build that ran the checks (CurrentTool).
 	Tool Tool `json:"tool"`
+	// Gateway is how the gateway simulator kept idempotency keys in this
+	// run: the key lifetime, or none (--gateway-idempotency off).
+	Gateway history.Gateway `json:"gateway,omitzero"`
 
 	Families   []FamilyResult    `json:"families"`
 	Checks     []Check           `json:"checks"`
@@ -70,6 +73,18 @@ type FamilyResult struct {
 	// Note says why the family could not run (and what budget would fit),
 	// or that its failure needed the examples it ran with.
 	Note string `json:"note,omitempty"`
+	// NotJudged says the family was deliberately not played (Note says
+	// why): its PASS certifies nothing (Grade).
+	NotJudged bool `json:"not_judged,omitempty"`
+}
+
+// Grade is how a report renders a family's verdict: "not judged" for a
+// family deliberately not played, else its verdict.
+func (f FamilyResult) Grade() string {
+	if f.NotJudged {
+		return "not judged"
+	}
+	return f.Verdict
 }
 
 // Check is one row of the checks table: one check in one family.

@@ -49,6 +49,10 @@ type Runner struct {
 	// when examples run at once; nil for a runner that plays one at a time.
 	Gate *Gate
 
+	// Gateway is how the environment's gateway keeps idempotency keys,
+	// recorded in every history (zero: not said).
+	Gateway history.Gateway
+
 	ledgerOnce sync.Once
 	ledger     *ledger.Ledger
 	mu         sync.Mutex
@@ -151,7 +155,7 @@ func (r *Runner) newPlay(sc scenarios.Scenario) *execution {
 	r.Ledger()
 	rec := history.NewRecorder(history.History{
 		Target: r.Target.Name, Family: sc.Family, Seed: sc.Seed, Replicas: r.Env.Replicas(),
-		Tenants: r.Target.Tenants, Stores: r.Target.StoreNames(), Policy: pol,
+		Tenants: r.Target.Tenants, Stores: r.Target.StoreNames(), Policy: pol, Gateway: r.Gateway,
 	})
 	urls := make([]string, r.Env.Replicas())
 	for i := range urls {

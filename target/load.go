@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/internal/yamlfile"
 )
 
@@ -104,6 +105,9 @@ func (t *Target) defaults() {
 	if t.Policy.MaxWait == 0 {
 		t.Policy.MaxWait = DefaultMaxWait
 	}
+	if pr := &t.Policy.Production; pr.TTL > 0 && pr.ProviderKeyLifetime == 0 {
+		pr.ProviderKeyLifetime = history.DefaultProviderKeyLifetime
+	}
 	if len(t.Tenants) == 0 {
 		t.Tenants = append([]string(nil), DefaultTenants...)
 	}
@@ -164,6 +168,25 @@ func (t *Target) checkPolicy() error {
 		return bad("policy.recovery_window", "expected a positive duration, got %s", p.RecoveryWindow)
 	case p.MaxWait < 0:
 		return bad("policy.max_wait", "expected a positive duration, got %s", p.MaxWait)
+	}
+	return checkProduction(p.Production)
+}
+
+// checkProduction validates policy.production: every duration positive,
+// and a retry window or a provider key lifetime only beside the
+// production TTL they are weighed against.
+func checkProduction(pr history.Production) error {
+	switch {
+	case pr.TTL < 0:
+		return bad("policy.production.ttl", "expected the positive duration for which a key deduplicates in production (e.g. 720h for 30 days), got %s", pr.TTL)
+	case pr.RetryWindow < 0:
+		return bad("policy.production.retry_window", "expected a positive duration, got %s", pr.RetryWindow)
+	case pr.ProviderKeyLifetime < 0:
+		return bad("policy.production.provider_key_lifetime", "expected a positive duration (Stripe keeps keys 24h), got %s", pr.ProviderKeyLifetime)
+	case pr.TTL == 0 && pr.RetryWindow > 0:
+		return bad("policy.production.ttl", "expected the production TTL beside policy.production.retry_window")
+	case pr.TTL == 0 && pr.ProviderKeyLifetime > 0:
+		return bad("policy.production.ttl", "expected the production TTL that policy.production.provider_key_lifetime is weighed against")
 	}
 	return nil
 }

@@ -37,6 +37,22 @@ func TestLoad_Defaults(t *testing.T) {
 	if tg.Replicas != 2 || tg.Protocol.KeyHeader != "Idempotency-Key" || tg.Policy.RetryWindow != time.Hour || len(tg.Tenants) != 2 || tg.Ready.Path != "/healthz" {
 		t.Fatalf("defaults not applied: %+v", tg)
 	}
+	if tg.Policy.Production != (target.Production{}) {
+		t.Errorf("no production numbers declared, got %+v", tg.Policy.Production)
+	}
+}
+
+// A declared production TTL gets Stripe's key lifetime unless the file
+// names the provider's.
+func TestLoad_ProductionDefaults(t *testing.T) {
+	tg, err := target.Parse("p.yaml", []byte("name: x\nstart: {command: ./srv}\npolicy:\n  ttl: 1s\n  production: {ttl: 720h, retry_window: 1440h}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := target.Production{TTL: 720 * time.Hour, RetryWindow: 1440 * time.Hour, ProviderKeyLifetime: 24 * time.Hour}
+	if tg.Policy.Production != want {
+		t.Fatalf("production = %+v, want %+v", tg.Policy.Production, want)
+	}
 }
 
 // Every bad file names file:line, the field, and what was expected.
@@ -70,6 +86,11 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"xml encoding", shape + "  encoding: xml\n", "bad.yaml:5: protocol.encoding: expected json or form, got \"xml\""},
 		{"body not a mapping", shape + "  body: [a, b]\n", "bad.yaml:5:"},
 		{"empty pointer segment", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  fields:\n    id: /data//id\n", "bad.yaml:6: protocol.fields.id: JSON pointer"},
+		{"production days", "name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1s\n  production:\n    ttl: 30d\n", "bad.yaml:6: policy.production.ttl: expected a duration"},
+		{"negative production ttl", "name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1s\n  production:\n    ttl: -1h\n", "bad.yaml:6: policy.production.ttl: expected the positive duration"},
+		{"negative provider lifetime", "name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1s\n  production:\n    ttl: 720h\n    provider_key_lifetime: -24h\n", "bad.yaml:7: policy.production.provider_key_lifetime: expected a positive duration"},
+		{"provider lifetime alone", "name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1s\n  production:\n    provider_key_lifetime: 24h\n", "bad.yaml:5: policy.production.ttl: expected the production TTL"},
+		{"unknown production field", "name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1s\n  production:\n    tll: 720h\n", "bad.yaml:6:"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

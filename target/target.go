@@ -95,6 +95,11 @@ type Fields struct {
 // It is history.Policy: the same type is kept in every history.
 type Policy = history.Policy
 
+// Production is policy.production: the production TTL and retry window
+// and the provider's key lifetime, against which the test-mode gateway's
+// memory is compressed (history.Policy.GatewayKeyTTL).
+type Production = history.Production
+
 // Vars are the values a Start template may use.
 type Vars struct {
 	Replica       int    // 0-based replica index

@@ -32,6 +32,7 @@ type certifyFlags struct {
 	databaseURL string
 	redisFsync  string
 	docker      bool
+	gateway     gatewaySwitch
 }
 
 func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
@@ -51,6 +52,7 @@ func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
 	fs.StringVar(&f.databaseURL, "database-url", "", "use this PostgreSQL instead of a throwaway cluster")
 	fs.StringVar(&f.redisFsync, "redis-appendfsync", "everysec", "a throwaway Redis's appendfsync, for needs: [redis]: always, everysec or no")
 	fs.BoolVar(&f.docker, "docker", false, "run PostgreSQL, the gateway, toxiproxy and the replicas as local Docker images (make images first)")
+	f.gateway.register(fs)
 }
 
 func newFlagSet(name, usage, example string, stderr io.Writer) *flag.FlagSet {
@@ -162,11 +164,15 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 	if err := f.check(); err != nil {
 		return err
 	}
+	played, err := f.gateway.played(fams)
+	if err != nil {
+		return err
+	}
 	tg, err := resolveTarget(f.target, f.docker)
 	if err != nil {
 		return err
 	}
-	if err := families.CheckFamilies(tg, fams); err != nil {
+	if err := families.CheckFamilies(tg, played); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	dir, finish, err := reportDir(f.reportDir, filepath.Join("idemcheck-report", tg.Name))
@@ -178,7 +184,7 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 	opts := certify.Options{
 		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Parallel: f.parallel, Strict: f.strict,
 		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, RedisAppendFsync: f.redisFsync, Progress: progress.update,
-		LogDir: filepath.Join(dir, reports.LogsDir),
+		LogDir: filepath.Join(dir, reports.LogsDir), NoGatewayIdempotency: f.gateway.off,
 	}
 	if inDocker(f.docker, tg) {
 		opts.Launch, opts.Mode = dockerLauncher(), "docker"
@@ -232,12 +238,12 @@ func exitFor(rep *reports.Report, runErr error) error {
 func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths, errPrinted bool) {
 	fmt.Fprintf(w, "%s: %s (level %s) in %s, seed %d\n", rep.Target, verdictWord(rep.Verdict), rep.Level, roundDur(rep.Duration), rep.Seed)
 	for _, fr := range rep.Families {
-		line := fmt.Sprintf("  %-22s %-13s %4d scenarios", fr.Name, fr.Verdict, fr.Scenarios)
+		line := fmt.Sprintf("  %-22s %-13s %4d scenarios", fr.Name, fr.Grade(), fr.Scenarios)
 		if fr.Incident != "" {
 			line += fmt.Sprintf("  shrunk to %d requests, %d faults: %s", fr.ShrunkRequests, fr.ShrunkFaults, fr.Incident)
 		}
 		fmt.Fprintln(w, line)
-		if fr.Verdict == "UNKNOWN" && fr.Note != "" {
+		if (fr.Verdict == "UNKNOWN" || fr.NotJudged) && fr.Note != "" {
 			fmt.Fprintf(w, "    %s\n", fr.Note)
 		}
 	}

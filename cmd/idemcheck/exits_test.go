@@ -25,6 +25,9 @@ func TestCLI_NumericFlagsRangeChecked(t *testing.T) {
 		{[]string{"certify", "--target", "reference", "--shard", "0/8"}, "--shard"},
 		{[]string{"certify", "--target", "reference", "--shard", "1/0"}, "--shard"},
 		{[]string{"demo", "--seed", "0"}, "--seed"},
+		{[]string{"certify", "--target", "reference", "--gateway-idempotency", "maybe"}, "expected on or off, got \"maybe\""},
+		{[]string{"run", "crash-window", "--target", "reference", "--gateway-idempotency", "off"}, "--gateway-idempotency off: every family chosen ([crash-window]) crashes servers"},
+		{[]string{"certify", "--target", "reference", "--families", "crash-window,mixed", "--gateway-idempotency", "off"}, "nothing to run"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runCLI(t, c.args...)
@@ -85,10 +88,11 @@ expect:
 	}
 }
 
-// TestCLI_ReplayHasDocker: replay takes --docker like certify.
+// TestCLI_ReplayHasDocker: replay takes --docker and
+// --gateway-idempotency like certify.
 func TestCLI_ReplayHasDocker(t *testing.T) {
 	code, _, stderr := runCLI(t, "replay", "--help")
-	if code != exitPass || !strings.Contains(stderr, "-docker") {
-		t.Fatalf("replay --help: exit %d, no --docker flag:\n%s", code, stderr)
+	if code != exitPass || !strings.Contains(stderr, "-docker") || !strings.Contains(stderr, "-gateway-idempotency") {
+		t.Fatalf("replay --help: exit %d, no --docker or --gateway-idempotency flag:\n%s", code, stderr)
 	}
 }

@@ -22,6 +22,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("report-dir", "", "write the replayed history here")
 	dbURL := fs.String("database-url", "", "use this PostgreSQL instead of a throwaway cluster")
 	docker := fs.Bool("docker", false, "replay in containers, as certify --docker ran it (make images first)")
+	var gateway gatewaySwitch
+	gateway.register(fs)
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if err := parseFlags(fs, args); err != nil {
 			return err
@@ -44,7 +46,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	cleanLeftovers(stderr)
-	opts := certify.Options{DatabaseURL: *dbURL}
+	opts := certify.Options{DatabaseURL: *dbURL, NoGatewayIdempotency: gateway.off}
 	if *out != "" {
 		opts.LogDir = filepath.Join(*out, reports.LogsDir)
 	}

@@ -116,7 +116,7 @@ func parent(field string) string {
 }
 
 // durationFields are the keys whose values must parse as time.Duration.
-var durationFields = map[string]bool{"ttl": true, "retry_window": true, "recovery_window": true, "max_wait": true, "timeout": true, "for": true}
+var durationFields = map[string]bool{"ttl": true, "retry_window": true, "recovery_window": true, "max_wait": true, "timeout": true, "for": true, "provider_key_lifetime": true}
 
 // findBadDuration locates the first duration value that does not parse:
 // the YAML decoder reports such errors without a position.

@@ -16,6 +16,8 @@
 //
 // Check-then-act (naive.go, inprocess_mutex.go): no database claim at
 // all, in place of the reference's claim protocol (Hooks.Charge).
+// passthrough_key.go keeps no record at all and lets the provider's
+// idempotency deduplicate (Hooks.Charge).
 // Claim-based, one defect each hooked into the reference's claim flow:
 // no_fingerprint.go, raw_fingerprint.go, release_on_error.go,
 // stale_lease_new_id.go, sweeper_fails_in_progress.go, global_keys.go,

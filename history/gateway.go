@@ -1,0 +1,19 @@
+package history
+
+import "time"
+
+// Gateway is how the gateway simulator kept its own idempotency keys
+// while a history was recorded: what a server that leans on the
+// provider's deduplication was given. The checker reads it to say why
+// a key the server re-sent was charged again, and that crash safety was
+// not judged without an idempotent provider. Zero in a document written
+// before it existed, or by a run that did not set it.
+type Gateway struct {
+	// KeyTTL is how long the gateway remembered a key from the key's
+	// first request (Policy.GatewayKeyTTL).
+	KeyTTL time.Duration `json:"key_ttl,omitempty"`
+	// NoIdempotency says the gateway ignored Idempotency-Key, like a
+	// provider without idempotency (idemcheck's --gateway-idempotency
+	// off): every request it received could charge.
+	NoIdempotency bool `json:"no_idempotency,omitempty"`
+}
