@@ -145,6 +145,13 @@ func TestDocker_CloseLeavesNothing(t *testing.T) {
 	if err := env.RestartStore(ctx, "redis", false); !errors.Is(err, harness.ErrNoStore) {
 		t.Fatalf("restart of redis, which the target lacks: %v, want ErrNoStore", err)
 	}
+	closeLeavesNothing(t, env)
+}
+
+// closeLeavesNothing closes env and fails if anything with its run label
+// is left.
+func closeLeavesNothing(t *testing.T, env *docker.Env) {
+	t.Helper()
 	if err := env.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -168,12 +168,9 @@ func probe(ctx context.Context, ready func(context.Context, string) error, addr 
 // stay up: their connections break as they would against a real store
 // restart.
 func (e *Env) RestartStore(ctx context.Context, name string, crash bool) error {
-	if e.closed.Load() {
-		return harness.ErrClosed
-	}
-	s, ok := e.stores[name]
-	if !ok {
-		return fmt.Errorf("%w: the target has no store %q", harness.ErrNoStore, name)
+	s, err := harness.PickStore(e.closed.Load(), e.stores, name)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
