@@ -55,7 +55,11 @@ func (e *Env) run(ctx context.Context, s spec) (*testcontainers.DockerContainer,
 			Image: s.image, Entrypoint: s.entrypoint, Cmd: s.cmd, Env: s.env,
 			Labels: e.labels(s.role), ExposedPorts: s.ports,
 			Networks: []string{e.network}, NetworkAliases: map[string][]string{e.network: {s.role}},
-			ConfigModifier: func(c *container.Config) { c.StopSignal = s.stopSignal },
+			ConfigModifier: func(c *container.Config) {
+				if s.stopSignal != "" { // else the image's
+					c.StopSignal = s.stopSignal
+				}
+			},
 			HostConfigModifier: func(hc *container.HostConfig) {
 				bindLoopback(hc, s.ports)
 				e.mountVolume(hc, s)

@@ -47,26 +47,60 @@ const (
 func storeKindOf(name string, opts harness.Options) (storeKind, error) {
 	switch name {
 	case "postgres":
-		return storeKind{spec: spec{image: postgresImage(opts), env: map[string]string{"POSTGRES_HOST_AUTH_METHOD": "trust"}, volume: pgDataDir},
-			port: pgContainerPort, stop: "SIGINT", // fast shutdown; SIGTERM would wait for every client to leave
-			ready: func(ctx context.Context, addr string) error { return pgcluster.Ping(ctx, postgresURL(addr)) },
-			vars:  func(v *target.Vars, proxy, _ string) { v.DatabaseURL = postgresURL(proxy) }}, nil
+		return postgresKind(opts), nil
 	case "redis":
-		args, err := redisserver.Args(redisContainerPort, "0.0.0.0", redisDataDir, opts.RedisAppendFsync)
-		if err != nil {
-			return storeKind{}, err
-		}
-		return storeKind{spec: spec{image: RedisImage, cmd: args, volume: redisDataDir}, port: redisContainerPort, stop: "SIGTERM",
-			ready: redisserver.Ping, vars: func(v *target.Vars, proxy, _ string) { v.RedisURL = "redis://" + proxy + "/0" }}, nil
+		return redisKind(opts)
 	case "mysql":
-		args := mysqlserver.Args(mysqlserver.Config{DataDir: mysqlDataDir, Socket: "/tmp/mysqld.sock", Port: mysqlContainerPort, Bind: "0.0.0.0", User: "root"})
-		return storeKind{spec: spec{image: MariaDBImage, cmd: args, volume: mysqlDataDir}, port: mysqlContainerPort, stop: "SIGTERM",
-			ready: mysqlserver.Ping, newDB: newMySQLDatabase,
-			vars: func(v *target.Vars, proxy, db string) {
-				v.MySQLDSN, v.MySQLURL = mysqlserver.DSNAt(proxy, db), mysqlserver.URLAt(proxy, db)
-			}}, nil
+		return mysqlKind(), nil
 	}
 	return storeKind{}, fmt.Errorf("%w: no store %q", harness.ErrUnknownLink, name)
+}
+
+// postgresKind runs our image or the target's postgres_image (the
+// official image reads the same variable and data directory).
+func postgresKind(opts harness.Options) storeKind {
+	return storeKind{
+		spec: spec{image: postgresImage(opts), env: map[string]string{"POSTGRES_HOST_AUTH_METHOD": "trust"}, volume: pgDataDir},
+		port: pgContainerPort,
+		stop: "SIGINT", // fast shutdown; SIGTERM would wait for every client to leave
+		ready: func(ctx context.Context, addr string) error {
+			return pgcluster.Ping(ctx, postgresURL(addr))
+		},
+		vars: func(v *target.Vars, proxy, _ string) { v.DatabaseURL = postgresURL(proxy) },
+	}
+}
+
+// redisKind runs Redis as process mode does (redisserver.Args), with the
+// run's appendfsync.
+func redisKind(opts harness.Options) (storeKind, error) {
+	args, err := redisserver.Args(redisContainerPort, "0.0.0.0", redisDataDir, opts.RedisAppendFsync)
+	if err != nil {
+		return storeKind{}, err
+	}
+	return storeKind{
+		spec:  spec{image: RedisImage, cmd: args, volume: redisDataDir},
+		port:  redisContainerPort,
+		stop:  "SIGTERM", // Redis fsyncs its append-only file and exits
+		ready: redisserver.Ping,
+		vars:  func(v *target.Vars, proxy, _ string) { v.RedisURL = "redis://" + proxy + "/0" },
+	}, nil
+}
+
+// mysqlKind runs MariaDB as process mode does (mysqlserver.Args), root
+// in the container, on the data directory the image was built with.
+func mysqlKind() storeKind {
+	args := mysqlserver.Args(mysqlserver.Config{DataDir: mysqlDataDir, Socket: "/tmp/mysqld.sock",
+		Port: mysqlContainerPort, Bind: "0.0.0.0", User: "root"})
+	return storeKind{
+		spec:  spec{image: MariaDBImage, cmd: args, volume: mysqlDataDir},
+		port:  mysqlContainerPort,
+		stop:  "SIGTERM",
+		ready: mysqlserver.Ping,
+		newDB: newMySQLDatabase,
+		vars: func(v *target.Vars, proxy, db string) {
+			v.MySQLDSN, v.MySQLURL = mysqlserver.DSNAt(proxy, db), mysqlserver.URLAt(proxy, db)
+		},
+	}
 }
 
 func postgresURL(addr string) string {
