@@ -151,3 +151,18 @@ func Pick[T any](closed bool, replicas []T, i int) (T, error) {
 	}
 	return replicas[i], nil
 }
+
+// PickStore is the named store of an environment's stores: ErrClosed once
+// the environment closed, ErrNoStore for a store the target does not
+// need. Both modes look their stores up with it.
+func PickStore[T any](closed bool, stores map[string]T, name string) (T, error) {
+	var zero T
+	if closed {
+		return zero, ErrClosed
+	}
+	s, ok := stores[name]
+	if !ok {
+		return zero, fmt.Errorf("%w: the target has no store %q", ErrNoStore, name)
+	}
+	return s, nil
+}

@@ -23,11 +23,11 @@ func buildSh(t *testing.T, env []string, args ...string) []string {
 	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
 
-// TestBuild_TagsWhatTheToolRuns: the PostgreSQL tag is the major the tool
-// asks for, not the host's newest.
+// TestBuild_TagsWhatTheToolRuns: the store tags are the versions the tool
+// asks for (PostgreSQL's major, not the host's newest).
 func TestBuild_TagsWhatTheToolRuns(t *testing.T) {
 	got := buildSh(t, nil, "--print-tags")
-	want := []string{dockerenv.GatewayImage, dockerenv.ToxiproxyImage, dockerenv.ReferenceImage, dockerenv.PostgresImage}
+	want := []string{dockerenv.GatewayImage, dockerenv.ToxiproxyImage, dockerenv.ReferenceImage, dockerenv.PostgresImage, dockerenv.RedisImage, dockerenv.MariaDBImage}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {

@@ -15,7 +15,7 @@ import (
 // because it usually runs when the caller's has ended (Ctrl-C, failure).
 const closeTimeout = 60 * time.Second
 
-// Close removes every container and the network the Env made: first what
+// Close removes every container, volume and the network the Env made: first what
 // it tracked, then anything else carrying its idemcheck.run label (a
 // container created while Start was being cancelled). It releases gateway
 // holds first so that no SUT handler waits on them. Close is idempotent.
@@ -57,7 +57,8 @@ func removeContainers(ctx context.Context, cli *testcontainers.DockerClient, ids
 }
 
 // removeRun removes whatever still carries idemcheck.run=runID ("" = any
-// run), containers first, then networks (netID too, if it lost its label).
+// run), containers first (with their volumes), then the volumes left
+// without one, then networks (netID too, if it lost its label).
 func removeRun(ctx context.Context, cli *testcontainers.DockerClient, runID, netID string) error {
 	label := LabelRun
 	if runID != "" {
@@ -72,7 +73,7 @@ func removeRun(ctx context.Context, cli *testcontainers.DockerClient, runID, net
 	for _, c := range list.Items {
 		ids = append(ids, c.ID)
 	}
-	err = removeContainers(ctx, cli, ids)
+	err = errors.Join(removeContainers(ctx, cli, ids), removeVolumes(ctx, cli, f))
 	nets, lerr := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
 	if lerr != nil {
 		return errors.Join(err, fmt.Errorf("list networks %s: %w", label, lerr))
@@ -92,7 +93,23 @@ func removeRun(ctx context.Context, cli *testcontainers.DockerClient, runID, net
 	return err
 }
 
-// RemoveAll removes the containers and networks of every idemcheck run on
+// removeVolumes removes the volumes that match f: the stores' data,
+// whose container is gone.
+func removeVolumes(ctx context.Context, cli *testcontainers.DockerClient, f client.Filters) error {
+	vols, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
+	if err != nil {
+		return fmt.Errorf("list volumes: %w", err)
+	}
+	var errs []error
+	for _, v := range vols.Items {
+		if _, err := cli.VolumeRemove(ctx, v.Name, client.VolumeRemoveOptions{}); err != nil && !isNotFound(err) {
+			errs = append(errs, fmt.Errorf("remove volume %.12s: %w", v.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// RemoveAll removes the containers, volumes and networks of every idemcheck run on
 // this engine: the clean-up after a harness that was SIGKILLed (no Close
 // ran). `idemcheck clean --docker` is this.
 func RemoveAll(ctx context.Context) error {

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
-	"github.com/testcontainers/testcontainers-go/wait"
 )
 
 // spec is one container to run on the Env's network.
@@ -25,8 +25,8 @@ type spec struct {
 	cmd        []string
 	env        map[string]string
 	ports      []string // container ports published on 127.0.0.1, e.g. "8474/tcp"
-	tmpfs      map[string]string
-	wait       wait.Strategy
+	volume     string   // a directory kept on the container's own volume
+	stopSignal string   // docker stop's signal ("" is the image's, SIGTERM)
 }
 
 func (e *Env) labels(role string) map[string]string {
@@ -53,9 +53,17 @@ func (e *Env) run(ctx context.Context, s spec) (*testcontainers.DockerContainer,
 		ContainerRequest: testcontainers.ContainerRequest{
 			Name:  fmt.Sprintf("idemcheck-%s-%s", e.runID, s.role),
 			Image: s.image, Entrypoint: s.entrypoint, Cmd: s.cmd, Env: s.env,
-			Labels: e.labels(s.role), ExposedPorts: s.ports, Tmpfs: s.tmpfs, WaitingFor: s.wait,
+			Labels: e.labels(s.role), ExposedPorts: s.ports,
 			Networks: []string{e.network}, NetworkAliases: map[string][]string{e.network: {s.role}},
-			HostConfigModifier: func(hc *container.HostConfig) { bindLoopback(hc, s.ports) },
+			ConfigModifier: func(c *container.Config) {
+				if s.stopSignal != "" { // else the image's
+					c.StopSignal = s.stopSignal
+				}
+			},
+			HostConfigModifier: func(hc *container.HostConfig) {
+				bindLoopback(hc, s.ports)
+				e.mountVolume(hc, s)
+			},
 			LifecycleHooks: []testcontainers.ContainerLifecycleHooks{{
 				PostCreates: []testcontainers.ContainerHook{func(_ context.Context, c testcontainers.Container) error {
 					e.track(c.GetContainerID())
@@ -90,6 +98,22 @@ func (e *Env) track(id string) {
 		}
 	}
 	e.created = append(e.created, id)
+}
+
+// mountVolume puts s.volume on an anonymous volume of the container,
+// labelled with the run. Like the container's own filesystem, and unlike
+// a tmpfs mount (emptied when the container stops), it keeps a store's
+// data across a restart; unlike the container's filesystem it bypasses
+// the storage driver's overlay (fuse-overlayfs on some engines, slow to
+// write through). Removing the container with its volumes removes it. The
+// engine copies what the image has at that path into it on first use
+// (MariaDB's initialised data directory).
+func (e *Env) mountVolume(hc *container.HostConfig, s spec) {
+	if s.volume == "" {
+		return
+	}
+	hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeVolume, Target: s.volume,
+		VolumeOptions: &mount.VolumeOptions{Labels: e.labels(s.role)}})
 }
 
 // bindLoopback publishes every exposed port on 127.0.0.1 only: toxiproxy's

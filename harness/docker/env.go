@@ -32,11 +32,11 @@ type Env struct {
 	apiKey     string
 	image      string // the replicas' image
 	gatewayCfg gatewaysim.Config
-	logDir     string // where Close saves the containers' logs
-	pgImage    string // the PostgreSQL image
+	logDir     string        // where Close saves the containers' logs
+	stopGrace  time.Duration // a store's docker stop grace before SIGKILL
 
-	network  string // name
-	pg       *testcontainers.DockerContainer
+	network  string            // name
+	stores   map[string]*store // by name, the ones the target needs
 	gw       *testcontainers.DockerContainer
 	tox      *testcontainers.DockerContainer
 	links    *links
@@ -103,17 +103,24 @@ func newEnv(ctx context.Context, tg *target.Target, opts harness.Options) (*Env,
 	if err != nil {
 		return nil, err
 	}
+	stores, err := newStores(tt, opts)
+	if err != nil {
+		return nil, err
+	}
 	cli, err := newClient(ctx)
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{target: tt, log: opts.Logger, cli: cli, runID: harness.RandomHex(6), apiKey: harness.NewAPIKey(), image: img, gatewayCfg: opts.Gateway, logDir: opts.WorkDir}
-	e.pgImage = e.postgresImage(opts)
+	e := &Env{target: tt, log: opts.Logger, cli: cli, runID: harness.RandomHex(6), apiKey: harness.NewAPIKey(), image: img,
+		gatewayCfg: opts.Gateway, logDir: opts.WorkDir, stopGrace: opts.StopTimeout, stores: stores}
+	if e.stopGrace <= 0 {
+		e.stopGrace = defaultStopGrace
+	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	e.log = e.log.With("run", e.runID)
-	if err := checkImages(ctx, cli, e.images(opts)...); err != nil {
+	if err := checkImages(ctx, cli, e.images()...); err != nil {
 		cli.Close()
 		return nil, err
 	}
@@ -132,15 +139,19 @@ func replicaImage(t *target.Target) (string, error) {
 	return "", fmt.Errorf("target %s: container mode needs an image: (only the built-in targets run the reference-server image)", t.Name)
 }
 
-func (e *Env) images(opts harness.Options) []string {
+// images are the images the Env runs: the services', the replicas', and
+// each store's the target needs.
+func (e *Env) images() []string {
 	imgs := []string{GatewayImage, ToxiproxyImage, e.image}
-	if e.needsPostgres() {
-		imgs = append(imgs, e.postgresImage(opts))
+	for _, name := range e.target.StoreNames() {
+		imgs = append(imgs, e.stores[name].kind.spec.image)
 	}
 	return imgs
 }
 
-func (e *Env) needsPostgres() bool { return e.target.NeedsPostgres() }
+// defaultStopGrace is a store's docker stop grace when Options leave it
+// unset: a graceful shutdown that takes longer is not graceful.
+const defaultStopGrace = 10 * time.Second
 
 // Target is the validated target the Env runs.
 func (e *Env) Target() *target.Target { return e.target }
@@ -157,7 +168,7 @@ func (e *Env) ReplicaURL(i int) string {
 	if i < 0 || i >= len(e.replicas) {
 		return ""
 	}
-	return "http://" + e.links.clientAddr(i)
+	return "http://" + e.links.addr(harness.ClientLink(i))
 }
 
 // GatewayController drives the simulator container over its control API.
@@ -169,15 +180,18 @@ func (e *Env) GatewayURL() string { return e.gateway.c.BaseURL }
 // GatewayAPIKey is the secret key the replicas authenticate with.
 func (e *Env) GatewayAPIKey() string { return e.apiKey }
 
-// logNames are the log files Close writes, in the WorkDir given to Start:
-// while the environment runs the logs live in Docker, and error messages
-// carry their tail.
-func (e *Env) logNames() []string {
-	var names []string
-	for i := range e.replicas {
-		names = append(names, fmt.Sprintf("replica%d", i))
+// logged are the containers whose logs Close writes, by file name, into
+// the WorkDir given to Start: while the environment runs the logs live in
+// Docker, and error messages carry their tail.
+func (e *Env) logged() (names []string, cs []*testcontainers.DockerContainer) {
+	for i, r := range e.replicas {
+		r.mu.Lock()
+		names, cs = append(names, fmt.Sprintf("replica%d", i)), append(cs, r.c)
+		r.mu.Unlock()
 	}
-	return append(names, "gateway", "toxiproxy")
+	names, cs = append(names, "gateway", "toxiproxy"), append(cs, e.gw, e.tox)
+	sn, sc := e.storeContainers()
+	return append(names, sn...), append(cs, sc...)
 }
 
 // saveLogs writes every container's whole log into the log folder, so
@@ -189,15 +203,9 @@ func (e *Env) saveLogs(ctx context.Context) error {
 	if err := os.MkdirAll(e.logDir, 0o755); err != nil {
 		return err
 	}
-	var cs []*testcontainers.DockerContainer
-	for _, r := range e.replicas {
-		r.mu.Lock()
-		cs = append(cs, r.c)
-		r.mu.Unlock()
-	}
-	cs = append(cs, e.gw, e.tox)
+	names, cs := e.logged()
 	var errs []error
-	for i, name := range e.logNames() {
+	for i, name := range names {
 		if cs[i] == nil {
 			continue
 		}

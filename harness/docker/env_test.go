@@ -66,7 +66,7 @@ func builtinTarget(t *testing.T, name string) *target.Target {
 	return tg
 }
 
-// leftovers lists containers and networks that carry the run label.
+// leftovers lists containers, volumes and networks that carry the run label.
 func leftovers(t *testing.T, runID string) []string {
 	t.Helper()
 	filter := "label=" + docker.LabelRun
@@ -76,6 +76,7 @@ func leftovers(t *testing.T, runID string) []string {
 	var out []string
 	for _, args := range [][]string{
 		{"ps", "-a", "-q", "--filter", filter},
+		{"volume", "ls", "-q", "--filter", filter},
 		{"network", "ls", "-q", "--filter", filter},
 	} {
 		b, err := exec.Command("docker", args...).Output()
@@ -141,6 +142,16 @@ func TestDocker_CloseLeavesNothing(t *testing.T) {
 	if err := env.Kill(0); err != nil { // a killed and a paused container must go too
 		t.Fatal(err)
 	}
+	if err := env.RestartStore(ctx, "redis", false); !errors.Is(err, harness.ErrNoStore) {
+		t.Fatalf("restart of redis, which the target lacks: %v, want ErrNoStore", err)
+	}
+	closeLeavesNothing(t, env)
+}
+
+// closeLeavesNothing closes env and fails if anything with its run label
+// is left.
+func closeLeavesNothing(t *testing.T, env *docker.Env) {
+	t.Helper()
 	if err := env.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,14 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 )
 
-// The images container mode runs, as images/build.sh tags them.
+// The images container mode runs, as images/build.sh tags them (it reads
+// these lines). The store images are named after the server version they
+// hold, the one Debian 12 ships; build.sh refuses to build one from
+// another version, so a tag always says what runs.
 const (
 	PostgresImage  = "idemcheck/postgres:15"
+	RedisImage     = "idemcheck/redis:7"
+	MariaDBImage   = "idemcheck/mariadb:10.11"
 	GatewayImage   = "idemcheck/gateway-sim:latest"
 	ToxiproxyImage = "idemcheck/toxiproxy:latest"
 	ReferenceImage = "idemcheck/reference-server:latest"

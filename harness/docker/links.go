@@ -3,39 +3,64 @@ package docker
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2/client"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/target"
 )
 
-// Proxy ports inside the toxiproxy container, fixed per replica so that
-// the client ports can be published when the container is created (before
-// any proxy exists). Targets have at most 16 replicas.
-func clientPort(i int) int      { return 20000 + i }
-func gatewayLinkPort(i int) int { return 20100 + i }
-func pgPort(i int) int          { return 20200 + i }
+// Proxy ports inside the toxiproxy container, fixed per link so that the
+// published ones can be published when the container is created (before
+// any proxy exists): client->replicaN on 20000+N, replicaN->gateway on
+// 20100+N, replicaN->STORE on 20200+100*(STORE's index in target.Stores)+N
+// (postgres 202xx, redis 203xx, mysql 204xx). Targets have at most 16
+// replicas.
+func linkPort(l harness.Link) int {
+	from, to, _ := strings.Cut(string(l), "->")
+	i := l.Replica()
+	switch {
+	case from == "client":
+		return 20000 + i
+	case to == "gateway":
+		return 20100 + i
+	}
+	return 20200 + 100*slices.Index(target.Stores, to) + i
+}
+
+// publishedLinks are replica i's links whose proxy port is published on
+// loopback: the client link (the harness's requests) and its store links
+// (LinkAddr, to reach a store as the replica does).
+func (e *Env) publishedLinks(i int) []harness.Link {
+	ls := []harness.Link{harness.ClientLink(i)}
+	for _, name := range e.target.StoreNames() {
+		ls = append(ls, harness.StoreLink(i, name))
+	}
+	return ls
+}
 
 // links are the proxies in the toxiproxy container, driven through its API.
 type links struct {
 	api     *toxiproxy.Client
 	mu      sync.Mutex
 	proxies map[harness.Link]*toxiproxy.Proxy
-	client  map[int]string // published host address of client->replicaN
+	addrs   map[harness.Link]string // published host address of the published links
 }
 
 func newLinks(apiAddr string) *links {
-	return &links{api: toxiproxy.NewClient(apiAddr), proxies: map[harness.Link]*toxiproxy.Proxy{}, client: map[int]string{}}
+	return &links{api: toxiproxy.NewClient(apiAddr), proxies: map[harness.Link]*toxiproxy.Proxy{}, addrs: map[harness.Link]string{}}
 }
 
 // proxyName is the link as a toxiproxy proxy name: "->" is not something
 // to put in a URL path.
 func proxyName(l harness.Link) string { return strings.ReplaceAll(string(l), "->", "_to_") }
 
-func (ls *links) create(l harness.Link, port int, upstream string) error {
-	px, err := ls.api.CreateProxy(proxyName(l), fmt.Sprintf("0.0.0.0:%d", port), upstream)
+// create makes link l's proxy on its port, to upstream.
+func (ls *links) create(l harness.Link, upstream string) error {
+	px, err := ls.api.CreateProxy(proxyName(l), fmt.Sprintf("0.0.0.0:%d", linkPort(l)), upstream)
 	if err != nil {
 		return fmt.Errorf("proxy %s: %w", l, err)
 	}
@@ -45,37 +70,47 @@ func (ls *links) create(l harness.Link, port int, upstream string) error {
 	return nil
 }
 
-func (ls *links) clientAddr(i int) string {
+func (ls *links) addr(l harness.Link) string {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return ls.client[i]
+	return ls.addrs[l]
 }
 
-// startLinks creates every replica's proxies: client->replicaN to the
-// replica's alias, replicaN->gateway and replicaN->postgres to the
-// services' aliases, all on the private network.
+// startLinks creates every replica's proxies, on the private network,
+// and notes where the published ones are published (toxiproxy is never
+// restarted, so that stays true).
 func (e *Env) startLinks(ctx context.Context) error {
+	for _, l := range harness.Links(e.target.Replicas, e.target.StoreNames()) {
+		if err := e.links.create(l, e.upstream(l)); err != nil {
+			return err
+		}
+	}
 	for i := 0; i < e.target.Replicas; i++ {
-		if err := e.links.create(harness.ClientLink(i), clientPort(i), fmt.Sprintf("replica%d:%d", i, replicaPort)); err != nil {
-			return err
-		}
-		addr, err := hostAddr(ctx, e.tox, fmt.Sprintf("%d/tcp", clientPort(i)))
-		if err != nil {
-			return err
-		}
-		e.links.mu.Lock()
-		e.links.client[i] = addr
-		e.links.mu.Unlock()
-		if err := e.links.create(harness.GatewayLink(i), gatewayLinkPort(i), "gateway:12111"); err != nil {
-			return err
-		}
-		if e.pg != nil {
-			if err := e.links.create(harness.PostgresLink(i), pgPort(i), "postgres:5432"); err != nil {
+		for _, l := range e.publishedLinks(i) {
+			addr, err := hostAddr(ctx, e.tox, fmt.Sprintf("%d/tcp", linkPort(l)))
+			if err != nil {
 				return err
 			}
+			e.links.mu.Lock()
+			e.links.addrs[l] = addr
+			e.links.mu.Unlock()
 		}
 	}
 	return nil
+}
+
+// upstream is where link l leads, by network alias: client->replicaN to
+// the replica, replicaN->gateway and replicaN->STORE to the service. An
+// alias survives a restart of what it names, whatever its address.
+func (e *Env) upstream(l harness.Link) string {
+	from, to, _ := strings.Cut(string(l), "->")
+	switch {
+	case from == "client":
+		return fmt.Sprintf("%s:%d", to, replicaPort)
+	case to == "gateway":
+		return "gateway:12111"
+	}
+	return fmt.Sprintf("%s:%d", to, e.stores[to].kind.port)
 }
 
 func (e *Env) proxy(l harness.Link) (*toxiproxy.Proxy, error) {
@@ -145,11 +180,12 @@ func (e *Env) SetLinkEnabled(l harness.Link, enabled bool) error {
 	return nil
 }
 
-// Links lists every link of the Env.
-func (e *Env) Links() []harness.Link {
-	var stores []string
-	if e.pg != nil {
-		stores = append(stores, "postgres")
-	}
-	return harness.Links(len(e.replicas), stores)
-}
+// LinkAddr is the loopback address link l's proxy is published on: the
+// client and store links (reach a store through it as the replica does);
+// "" for a gateway link or an unknown one. It survives
+// SetLinkEnabled(false) and back, and store restarts.
+func (e *Env) LinkAddr(l harness.Link) string { return e.links.addr(l) }
+
+// Links lists every link of the Env: per replica client, gateway and one
+// to each store the target needs.
+func (e *Env) Links() []harness.Link { return harness.Links(len(e.replicas), e.target.StoreNames()) }

@@ -50,16 +50,17 @@ func (e *Env) startReplicas(ctx context.Context) error {
 }
 
 // replicaSpec renders the target for replica i inside the network: the
-// standard variables point at the replica's own proxies in the toxiproxy
-// container. With image:, start.command (if any) replaces the image's
+// standard variables (the gateway's, and each store's) point at the
+// replica's own proxies in the toxiproxy container. With image:, start.command (if any) replaces the image's
 // entrypoint and start.args are its command; for the built-ins (whose
 // command is the reference-server binary) only the args are kept.
 func (e *Env) replicaSpec(i int) (spec, error) {
 	v := target.Vars{Replica: i, ListenAddr: fmt.Sprintf("0.0.0.0:%d", replicaPort), Port: replicaPort,
-		GatewayURL: fmt.Sprintf("http://toxiproxy:%d", gatewayLinkPort(i)), GatewayAPIKey: e.apiKey,
+		GatewayURL: fmt.Sprintf("http://toxiproxy:%d", linkPort(harness.GatewayLink(i))), GatewayAPIKey: e.apiKey,
 		TTL: e.target.Policy.TTL, MaxWait: e.target.Policy.MaxWait, WorkDir: "/tmp"}
-	if e.needsPostgres() {
-		v.DatabaseURL = fmt.Sprintf("postgres://postgres@toxiproxy:%d/postgres?sslmode=disable", pgPort(i))
+	for _, name := range e.target.StoreNames() {
+		s := e.stores[name]
+		s.kind.vars(&v, fmt.Sprintf("toxiproxy:%d", linkPort(harness.StoreLink(i, name))), s.db)
 	}
 	run, err := e.target.Render(v)
 	if err != nil {

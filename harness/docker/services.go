@@ -10,23 +10,16 @@ import (
 
 	"github.com/idemcheck/idemcheck/harness"
 
-	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/wait"
-
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 )
 
 const (
-	gatewayPort   = "12111/tcp"
-	toxiproxyAPI  = "8474/tcp"
-	postgresPort  = "5432/tcp"
-	serviceWait   = 60 * time.Second
-	pgReadyLine   = "database system is ready to accept connections"
-	pgDataTmpfs   = "/var/lib/postgresql/data"
-	pgTmpfsOption = "rw,mode=1777"
+	gatewayPort  = "12111/tcp"
+	toxiproxyAPI = "8474/tcp"
+	serviceWait  = 60 * time.Second
 )
 
-func (e *Env) postgresImage(opts harness.Options) string {
+func postgresImage(opts harness.Options) string {
 	if opts.PostgresImage != "" {
 		return opts.PostgresImage
 	}
@@ -36,12 +29,14 @@ func (e *Env) postgresImage(opts harness.Options) string {
 	return PostgresImage
 }
 
-// startServices starts PostgreSQL, the gateway simulator and toxiproxy in
-// parallel: set-up time is the slowest one's, not the sum.
+// startServices starts the stores the target needs, the gateway
+// simulator and toxiproxy in parallel: set-up time is the slowest one's,
+// not the sum.
 func (e *Env) startServices(ctx context.Context) error {
 	steps := []func(context.Context) error{e.startGateway, e.startToxiproxy}
-	if e.needsPostgres() {
-		steps = append(steps, e.startPostgres)
+	for _, name := range e.target.StoreNames() {
+		s := e.stores[name]
+		steps = append(steps, func(ctx context.Context) error { return e.startStore(ctx, s) })
 	}
 	errs := make([]error, len(steps))
 	var wg sync.WaitGroup
@@ -50,22 +45,6 @@ func (e *Env) startServices(ctx context.Context) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// startPostgres runs the database with its data directory on a tmpfs:
-// durability is not under test and a disk-backed data dir on an overlay
-// filesystem costs seconds per run.
-func (e *Env) startPostgres(ctx context.Context) error {
-	img := e.pgImage
-	c, err := e.run(ctx, spec{role: "postgres", image: img, ports: []string{postgresPort},
-		env:   map[string]string{"POSTGRES_HOST_AUTH_METHOD": "trust"},
-		tmpfs: map[string]string{pgDataTmpfs: pgTmpfsOption},
-		wait:  wait.ForLog(pgReadyLine).WithStartupTimeout(serviceWait).WithPollInterval(50 * time.Millisecond)})
-	if err != nil {
-		return err
-	}
-	e.pg = c
-	return nil
 }
 
 func (e *Env) startGateway(ctx context.Context) error {
@@ -88,7 +67,9 @@ func (e *Env) startGateway(ctx context.Context) error {
 func (e *Env) startToxiproxy(ctx context.Context) error {
 	ports := []string{toxiproxyAPI}
 	for i := 0; i < e.target.Replicas; i++ {
-		ports = append(ports, fmt.Sprintf("%d/tcp", clientPort(i)))
+		for _, l := range e.publishedLinks(i) {
+			ports = append(ports, fmt.Sprintf("%d/tcp", linkPort(l)))
+		}
 	}
 	c, err := e.run(ctx, spec{role: "toxiproxy", image: ToxiproxyImage, ports: ports})
 	if err != nil {
@@ -117,21 +98,17 @@ func waitHTTP(ctx context.Context, url string, d time.Duration) error {
 }
 
 // DatabaseURL is PostgreSQL's published address, direct (not through any
-// link): for the harness's own inspection. "" without PostgreSQL.
+// link), read afresh on every call (a restarted container may be
+// published on another port): for the harness's own inspection. "" without
+// PostgreSQL.
 func (e *Env) DatabaseURL() string {
-	if e.pg == nil {
+	s, ok := e.stores["postgres"]
+	if !ok || s.c == nil {
 		return ""
 	}
-	addr, err := hostAddr(context.Background(), e.pg, postgresPort)
+	addr, err := hostAddr(context.Background(), s.c, fmt.Sprintf("%d/tcp", s.kind.port))
 	if err != nil {
 		return ""
 	}
-	return "postgres://postgres@" + addr + "/postgres?sslmode=disable"
-}
-
-var _ testcontainers.Container = (*testcontainers.DockerContainer)(nil)
-
-// RestartStore is not yet offered in container mode.
-func (e *Env) RestartStore(_ context.Context, name string, _ bool) error {
-	return fmt.Errorf("%w: restarting %s is not yet supported in container mode", harness.ErrNoStore, name)
+	return postgresURL(addr)
 }

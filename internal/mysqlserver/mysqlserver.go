@@ -77,7 +77,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 func start(ctx context.Context, dir, mariadbd, install string, opts Options) (*Server, error) {
 	data := filepath.Join(dir, "data")
 	cmd := exec.CommandContext(ctx, install, "--no-defaults", "--datadir="+data, "--user="+osUser(),
-		"--auth-root-authentication-method=normal", "--skip-test-db")
+		"--auth-root-authentication-method=normal", "--skip-test-db", redoLog)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("mysql: mariadb-install-db: %w: %s", err, daemon.LastLines(out, 5))
 	}
@@ -86,11 +86,10 @@ func start(ctx context.Context, dir, mariadbd, install string, opts Options) (*S
 		return nil, err
 	}
 	s := &Server{dir: dir, port: port}
+	args := Args(Config{DataDir: data, Socket: filepath.Join(dir, "mysqld.sock"), Port: port, Bind: "127.0.0.1",
+		User: osUser(), LogError: filepath.Join(dir, "mysql.log")})
 	s.Daemon = daemon.New(daemon.Spec{Name: "mysql", Path: mariadbd, Dir: dir, LogPath: filepath.Join(dir, "mysql.log"),
-		Args: []string{"--no-defaults", "--datadir=" + data, "--socket=" + filepath.Join(dir, "mysqld.sock"),
-			"--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1", "--user=" + osUser(), "--skip-name-resolve",
-			"--skip-log-bin", "--max-connections=500", "--innodb-buffer-pool-size=64M", "--log-error=" + filepath.Join(dir, "mysql.log")},
-		Stop: syscall.SIGTERM, Ready: s.ping, Log: opts.Logger})
+		Args: args, Stop: syscall.SIGTERM, Ready: s.ping, Log: opts.Logger})
 	timeout := opts.StartTimeout
 	if timeout <= 0 {
 		timeout = 60 * time.Second
@@ -101,6 +100,35 @@ func start(ctx context.Context, dir, mariadbd, install string, opts Options) (*S
 	return s, nil
 }
 
+// Config is where and as whom mariadbd runs.
+type Config struct {
+	DataDir, Socket string
+	Port            int
+	Bind            string // the address it listens on
+	User            string // the OS user (as root, mariadbd must be told)
+	LogError        string // the error log; "" is stderr
+}
+
+// Args is mariadbd's command line as both modes run it (process mode
+// here, container mode in the idemcheck/mariadb image): no option files,
+// clients known by address only (no DNS lookup per connection), no binary
+// log, InnoDB's redo log kept as a deployment keeps it, sized small for a
+// throwaway server (images/build.sh initialises the image's data directory
+// with the same size).
+func Args(c Config) []string {
+	args := []string{"--no-defaults", "--datadir=" + c.DataDir, "--socket=" + c.Socket,
+		"--port=" + strconv.Itoa(c.Port), "--bind-address=" + c.Bind, "--user=" + c.User, "--skip-name-resolve",
+		"--skip-log-bin", "--max-connections=500", "--innodb-buffer-pool-size=64M", redoLog}
+	if c.LogError != "" {
+		args = append(args, "--log-error="+c.LogError)
+	}
+	return args
+}
+
+// redoLog is the size of InnoDB's redo log, the same at install and at
+// every start (a change would make the next start rebuild it).
+const redoLog = "--innodb-log-file-size=16M"
+
 // osUser is the OS user mariadbd runs as: as root it must be told so.
 func osUser() string {
 	if os.Geteuid() == 0 {
@@ -109,14 +137,38 @@ func osUser() string {
 	return strconv.Itoa(os.Geteuid())
 }
 
-func (s *Server) ping(ctx context.Context) error {
-	db, err := sql.Open("mysql", s.DSN(""))
+func (s *Server) ping(ctx context.Context) error { return Ping(ctx, s.Addr()) }
+
+// Ping connects as User to the server at addr: nil once it accepts
+// connections. The driver's own logger is silenced: a port that accepts
+// and closes (Docker's proxy before the server listens) is an expected
+// error while waiting, not news.
+func Ping(ctx context.Context, addr string) error {
+	db, err := open(addr, "")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	return db.PingContext(ctx)
 }
+
+// open is a pool on database db at addr, its errors returned, not logged.
+func open(addr, db string) (*sql.DB, error) {
+	c, err := mysql.ParseDSN(DSNAt(addr, db))
+	if err != nil {
+		return nil, err
+	}
+	c.Logger = quiet{}
+	conn, err := mysql.NewConnector(c)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(conn), nil
+}
+
+type quiet struct{}
+
+func (quiet) Print(...any) {}
 
 // Addr is host:port on loopback.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
@@ -139,10 +191,15 @@ var dbNameRE = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
 // CreateDatabase creates a database (lowercase letters, digits and '_').
 func (s *Server) CreateDatabase(ctx context.Context, name string) error {
+	return CreateDatabaseAt(ctx, s.Addr(), name)
+}
+
+// CreateDatabaseAt is CreateDatabase on the server at addr.
+func CreateDatabaseAt(ctx context.Context, addr, name string) error {
 	if !dbNameRE.MatchString(name) {
 		return fmt.Errorf("mysql: database name %q: expected 1-64 of [a-z0-9_]", name)
 	}
-	db, err := sql.Open("mysql", s.DSN(""))
+	db, err := open(addr, "")
 	if err != nil {
 		return err
 	}

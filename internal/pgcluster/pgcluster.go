@@ -118,8 +118,11 @@ func (c *Cluster) start(ctx context.Context, timeout time.Duration) error {
 	return c.Launch(ctx, timeout)
 }
 
-func (c *Cluster) ping(ctx context.Context) error {
-	conn, err := pgx.Connect(ctx, c.URL())
+func (c *Cluster) ping(ctx context.Context) error { return Ping(ctx, c.URL()) }
+
+// Ping connects to the server at url: nil once it accepts connections.
+func Ping(ctx context.Context, url string) error {
+	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return err
 	}

@@ -63,12 +63,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsync := opts.AppendFsync
-	if fsync == "" {
-		fsync = "everysec"
-	}
-	if !slices.Contains(Fsyncs, fsync) {
-		return nil, fmt.Errorf("redis: appendfsync %q: expected one of %s", fsync, strings.Join(Fsyncs, ", "))
+	if _, err := Args(0, "", "", opts.AppendFsync); err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp(opts.Dir, "idemcheck-redis-")
 	if err != nil {
@@ -81,10 +77,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{dir: dir, port: port}
+	args, _ := Args(port, "127.0.0.1", dir, opts.AppendFsync)
 	s.Daemon = daemon.New(daemon.Spec{Name: "redis", Path: bin, Dir: dir, LogPath: filepath.Join(dir, "redis.log"),
-		Args: []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--protected-mode", "no",
-			"--appendonly", "yes", "--appendfsync", fsync, "--save", "", "--daemonize", "no", "--maxclients", "1000"},
-		Stop: syscall.SIGTERM, Ready: s.ping, Log: opts.Logger})
+		Args: args, Stop: syscall.SIGTERM, Ready: s.ping, Log: opts.Logger})
 	timeout := opts.StartTimeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -96,11 +91,31 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// ping is PING in RESP on a fresh connection: ready once it says PONG
-// (Redis answers LOADING while it replays its append-only file).
-func (s *Server) ping(ctx context.Context) error {
+// Args is redis-server's command line as both modes run it (process mode
+// here, container mode in the idemcheck/redis image): listening on port
+// at bind, its append-only file in dir, persistence on with appendfsync
+// fsync ("" is everysec, as most deployments run), no RDB snapshots.
+// An unknown fsync policy is an error naming the ones Redis has.
+func Args(port int, bind, dir, fsync string) ([]string, error) {
+	if fsync == "" {
+		fsync = "everysec"
+	}
+	if !slices.Contains(Fsyncs, fsync) {
+		return nil, fmt.Errorf("redis: appendfsync %q: expected one of %s", fsync, strings.Join(Fsyncs, ", "))
+	}
+	return []string{"--port", strconv.Itoa(port), "--bind", bind, "--dir", dir, "--protected-mode", "no",
+		"--appendonly", "yes", "--appendfsync", fsync, "--save", "", "--daemonize", "no", "--maxclients", "1000"}, nil
+}
+
+func (s *Server) ping(ctx context.Context) error { return Ping(ctx, s.Addr()) }
+
+// Ping is PING in RESP on a fresh connection to addr: nil once the server
+// says PONG (Redis answers LOADING while it replays its append-only file,
+// and a port that accepts and closes, as Docker's proxy does before the
+// server listens, is an error too).
+func Ping(ctx context.Context, addr string) error {
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", s.Addr())
+	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return err
 	}

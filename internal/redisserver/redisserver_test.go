@@ -1,10 +1,7 @@
 package redisserver_test
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"net"
 	"os"
 	"strings"
 	"syscall"
@@ -12,30 +9,17 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/redisserver"
+	"github.com/idemcheck/idemcheck/internal/redistest"
 )
 
-// do sends one command in RESP and returns the first line of the answer.
+// do sends one command and returns the first line of the answer.
 func do(t *testing.T, addr string, args ...string) string {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	got, err := redistest.Do(addr, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprintf(conn, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(conn, "$%d\r\n%s\r\n", len(a), a)
-	}
-	r := bufio.NewReader(conn)
-	line, err := r.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasPrefix(line, "$") && line != "$-1\r\n" {
-		line, _ = r.ReadString('\n')
-	}
-	return strings.TrimSpace(line)
+	return got
 }
 
 // TestServer_PersistsAcrossRestart: a write acknowledged before a graceful

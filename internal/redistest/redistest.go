@@ -5,9 +5,12 @@
 package redistest
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -66,4 +69,27 @@ func URL(tb testing.TB) string {
 	next++
 	mu.Unlock()
 	return fmt.Sprintf("redis://%s/%d", s.Addr(), db)
+}
+
+// Do sends one command to addr on a fresh connection and returns the
+// first line of the reply, or the value of a bulk string ("+OK", "v",
+// "$-1" for none): enough for a test to write and read a key through a
+// link, with no client library.
+func Do(addr string, args ...string) (string, error) {
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(conn, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(conn, "$%d\r\n%s\r\n", len(a), a)
+	}
+	r := bufio.NewReader(conn)
+	line, err := r.ReadString('\n')
+	if err == nil && strings.HasPrefix(line, "$") && line != "$-1\r\n" {
+		line, err = r.ReadString('\n')
+	}
+	return strings.TrimSpace(line), err
 }
