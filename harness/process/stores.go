@@ -164,12 +164,9 @@ func daemonHeld(pid int, addr, dir string) Resources {
 // accepts connections. The replicas' links stay up: their connections
 // break as they would against a real store restart.
 func (e *Env) RestartStore(ctx context.Context, name string, crash bool) error {
-	if e.closed.Load() {
-		return harness.ErrClosed
-	}
-	s, ok := e.stores[name]
-	if !ok {
-		return fmt.Errorf("%w: the target has no store %q", harness.ErrNoStore, name)
+	s, err := harness.PickStore(e.closed.Load(), e.stores, name)
+	if err != nil {
+		return err
 	}
 	if err := s.restart(ctx, crash); err != nil {
 		return fmt.Errorf("restart %s: %w", name, err)

@@ -1,14 +1,10 @@
 package process_test
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"net"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,28 +13,8 @@ import (
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/harnesstest"
 	"github.com/idemcheck/idemcheck/harness/process"
+	"github.com/idemcheck/idemcheck/internal/redistest"
 )
-
-// redisDo sends one command through addr and returns the first reply line
-// (the value for a bulk string).
-func redisDo(addr string, args ...string) (string, error) {
-	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprintf(conn, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(conn, "$%d\r\n%s\r\n", len(a), a)
-	}
-	r := bufio.NewReader(conn)
-	line, err := r.ReadString('\n')
-	if err == nil && strings.HasPrefix(line, "$") && line != "$-1\r\n" {
-		line, err = r.ReadString('\n')
-	}
-	return strings.TrimSpace(line), err
-}
 
 // TestEnv_StoresBehindTheirOwnLinks: a target that needs all three stores
 // gets each behind a replicaN->store link; a write through one link
@@ -58,19 +34,19 @@ func TestEnv_StoresBehindTheirOwnLinks(t *testing.T) {
 		t.Fatalf("links %v, want %v", got, want)
 	}
 	redis := env.LinkAddr("replica0->redis")
-	if got, err := redisDo(redis, "SET", "k", "v"); got != "+OK" {
+	if got, err := redistest.Do(redis, "SET", "k", "v"); got != "+OK" {
 		t.Fatalf("SET through the link: %q %v", got, err)
 	}
 	if err := env.RestartStore(context.Background(), "redis", false); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := redisDo(redis, "GET", "k"); got != "v" {
+	if got, err := redistest.Do(redis, "GET", "k"); got != "v" {
 		t.Fatalf("GET after a graceful restart: %q %v", got, err)
 	}
 	if err := env.SetLinkEnabled("replica0->redis", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := redisDo(redis, "PING"); err == nil {
+	if _, err := redistest.Do(redis, "PING"); err == nil {
 		t.Fatal("PING through a link that is down succeeded")
 	}
 	mysqlPing(t, env.LinkAddr("replica0->mysql"))
