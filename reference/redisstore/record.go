@@ -80,8 +80,8 @@ func decode(v string) (*reference.Record, error) {
 	return &reference.Record{
 		Tenant: d.Tenant, KeyHash: d.KeyHash, Key: d.Key, Fingerprint: d.Fingerprint, State: d.State,
 		RequestID: d.RequestID, LeaseOwner: d.Owner, LeaseUntil: at(d.LeaseUntil), Attempts: d.Attempts,
-		Params: reference.ChargeParams{Amount: d.Amount, Currency: d.Currency, OrderID: d.OrderID, Description: d.Description},
-		Result: reference.Result{Status: d.Status, Body: d.Body, ChargeID: d.ChargeID},
+		Params:    reference.ChargeParams{Amount: d.Amount, Currency: d.Currency, OrderID: d.OrderID, Description: d.Description},
+		Result:    reference.Result{Status: d.Status, Body: d.Body, ChargeID: d.ChargeID},
 		CreatedAt: at(d.CreatedAt), ExpiresAt: at(d.ExpiresAt), ForgetAt: at(d.ForgetAt), Compacted: d.Compacted,
 	}, nil
 }
