@@ -247,3 +247,17 @@ func wrap(op string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
+
+// ErrNotRedis is returned by From for a store that is not this adapter.
+var ErrNotRedis = errors.New("this variant keeps its keys in Redis (run it with --store=redis)")
+
+// From is s as the Redis adapter, for the variants built on Redis; a
+// variant started on another store fails at start-up instead of running
+// as something it is not.
+func From(s reference.Store) (*Store, error) {
+	rs, ok := s.(*Store)
+	if !ok {
+		return nil, fmt.Errorf("%w; the store is %T", ErrNotRedis, s)
+	}
+	return rs, nil
+}
