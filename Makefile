@@ -8,7 +8,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 all: build
 
 build:
-	$(GO) build -o bin/ ./cmd/...
+	$(GO) build -buildvcs=auto -o bin/ ./cmd/...
 
 demo: build
 	./bin/idemcheck demo

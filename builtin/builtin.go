@@ -46,9 +46,11 @@ type Member struct {
 	Denies string
 	// Flags are extra reference-server flags the variant needs.
 	Flags []string
-	// OrderField overrides the target's protocol.fields.order_id (a
-	// dialect: "/metadata/order_id" is a JSON pointer).
-	OrderField string
+	// Protocol, when set, is the member's dialect in place of the
+	// protocol's defaults: a success answer's fields at other places
+	// (stripe-body), or a request shape of its own (own-shape). It is
+	// what the member's target file would say under protocol:.
+	Protocol *target.Protocol
 	// Needs are the stores the member keeps its keys in (target.Stores);
 	// nil is PostgreSQL, the reference's. A member on another store also
 	// selects it with Flags (--store).
@@ -121,9 +123,34 @@ var Members = []Member{
 	// exact-ttl promises no more than it keeps: retry_window = ttl.
 	{Name: "exact-ttl", Kind: "garden", Bug: "none: keys expire exactly at the TTL, which is also the retry window it promises", Family: "late-retry",
 		Policy: &target.Policy{TTL: TestPolicy.TTL, RetryWindow: TestPolicy.TTL, RecoveryWindow: TestPolicy.RecoveryWindow, MaxWait: TestPolicy.MaxWait}},
-	{Name: "stripe-body", Kind: "garden", Bug: "none: Stripe-shaped bodies, the order under metadata.order_id", Family: "concurrent-duplicates", OrderField: "/metadata/order_id"},
+	{Name: "stripe-body", Kind: "garden", Bug: "none: Stripe-shaped bodies, the order under metadata.order_id", Family: "concurrent-duplicates",
+		Protocol: &target.Protocol{Fields: target.Fields{OrderID: "/metadata/order_id"}}},
+	// own-shape's protocol is examples/own-shape.yaml's (a test holds
+	// them equal).
+	{Name: "own-shape", Kind: "garden", Bug: "none: its own request shape (POST /orders/{order_id}/payments, a form body requiring customer and payment_method) and a currency answered in capitals", Family: "key-reuse",
+		Protocol: &target.Protocol{Path: "/orders/{order_id}/payments", Encoding: target.EncodingForm, Body: mustBody(OwnShapeBody)}},
 	{Name: "redis-store", Kind: "garden", Bug: "none: keys in Redis: SET NX PX claim, owner token checked by a Lua script on every write, lease renewed during the gateway call, intent recorded before the call", Family: "crash-window",
 		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+}
+
+// OwnShapeBody is own-shape's protocol.body: the payment's values, the
+// fields the service requires, and the order again under metadata.
+const OwnShapeBody = `amount: "{{.Amount}}"
+currency: "{{.Currency}}"
+description: "{{.Description}}"
+customer: cus_123
+payment_method: pm_card_visa
+metadata:
+  order_id: "{{.OrderID}}"
+`
+
+// mustBody parses a body template written in this file.
+func mustBody(src string) *target.Body {
+	b, err := target.ParseBody(src)
+	if err != nil {
+		panic(fmt.Sprintf("builtin: a body template: %v", err))
+	}
+	return b
 }
 
 // ErrUnknown is returned for a name that is not in the table.
@@ -197,7 +224,9 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 		Start:  target.Start{Command: filepath.Join(binDir, "reference-server"), Args: args, Env: env},
 		Policy: pol,
 	}
-	t.Protocol.Fields.OrderID = m.OrderField // "" is the default
+	if m.Protocol != nil {
+		t.Protocol = *m.Protocol
+	}
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("built-in %s: %w", m.Name, err)
 	}

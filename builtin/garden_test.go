@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/reference/garden"
 	"github.com/idemcheck/idemcheck/reference/zoo"
+	"github.com/idemcheck/idemcheck/target"
 )
 
 // TestGarden_NeverFails certifies every garden member over the family
@@ -116,5 +118,32 @@ func TestMembers_Table(t *testing.T) {
 	}
 	if kinds["garden"] < 4 || kinds["broken"] < 14 {
 		t.Errorf("members by kind: %v", kinds)
+	}
+}
+
+// TestOwnShape_IsTheExampleFile: the built-in own-shape speaks exactly
+// what examples/own-shape.yaml declares, so the example certifies the
+// same server the table does.
+func TestOwnShape_IsTheExampleFile(t *testing.T) {
+	file, err := target.Load("../examples/own-shape.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := builtin.Lookup("own-shape")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := m.Target(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pay := target.Payment{Amount: 1250, Currency: "usd", OrderID: "ord_1", Description: "idemcheck"}
+	a, errA := file.Protocol.Request(pay, target.Writing{})
+	b, errB := tg.Protocol.Request(pay, target.Writing{})
+	if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("example %+v (%v)\nbuilt-in %+v (%v)", a, errA, b, errB)
+	}
+	if !slices.Contains(file.Start.Args, "--variant=own-shape") {
+		t.Errorf("the example runs %v", file.Start.Args)
 	}
 }

@@ -17,7 +17,7 @@ func newReport(tg *target.Target, opts Options) *reports.Report {
 	rep := &reports.Report{
 		SchemaVersion: reports.SchemaVersion, Target: tg.Name, TargetFile: tg.File, Strict: opts.Strict,
 		Seed: opts.Seed, Budget: reports.Duration(opts.Budget), Started: time.Now().UTC(), Mode: cmp.Or(opts.Mode, "process"),
-		Replicas: tg.Replicas, Verdict: "unknown", Level: "L0",
+		Replicas: tg.Replicas, Verdict: "unknown", Level: "L0", Tool: reports.CurrentTool(),
 		Env:             map[string]string{"go": runtime.Version(), "os": runtime.GOOS + "/" + runtime.GOARCH},
 		Counterexamples: map[string]*history.History{},
 	}

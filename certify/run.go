@@ -41,9 +41,12 @@ type Options struct {
 	ShardCount   int
 	ReportDir    string // where incident files of counterexamples go ("" = none written)
 	DatabaseURL  string
-	Log          *slog.Logger
-	Progress     func(Progress) // called for one example at a time, from any goroutine
-	Env          harness.Env    // reuse a running environment instead of starting one
+	// RedisAppendFsync is the throwaway Redis's appendfsync (always,
+	// everysec, no; "" = everysec, as deployments run it).
+	RedisAppendFsync string
+	Log              *slog.Logger
+	Progress         func(Progress) // called for one example at a time, from any goroutine
+	Env              harness.Env    // reuse a running environment instead of starting one
 	// Launch starts the environment; default process.Launch. Container
 	// mode passes docker.Launch, and Mode says which ("process" or "docker").
 	Launch harness.Launcher
@@ -183,7 +186,7 @@ func environment(ctx context.Context, tg *target.Target, opts Options) (harness.
 	if launch == nil {
 		launch = process.Launch
 	}
-	env, err := launch(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, Logger: opts.Log, Replicas: opts.Replicas, WorkDir: opts.LogDir,
+	env, err := launch(ctx, tg, harness.Options{DatabaseURL: opts.DatabaseURL, RedisAppendFsync: opts.RedisAppendFsync, Logger: opts.Log, Replicas: opts.Replicas, WorkDir: opts.LogDir,
 		Gateway: GatewayConfig(tg)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrEnvironment, err)

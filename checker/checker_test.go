@@ -596,3 +596,34 @@ func TestCrashPoints_OneRowEach(t *testing.T) {
 		t.Errorf("%d crash points, %d rows", len(checker.CrashPoints), len(history.CrashWave))
 	}
 }
+
+// TestPayload_RequestShape: payload equality compares the request as
+// sent. A form body's parameters in another order or percent-encoding
+// are the same request; the same body on another path is not, and P1
+// says which path; USD is not usd in a body, while M2 takes a USD answer
+// for the ledger's usd.
+func TestPayload_RequestShape(t *testing.T) {
+	const form = "application/x-www-form-urlencoded"
+	b := newBuilder()
+	shape := func(op *history.Op, path, body string) {
+		op.Method, op.Path, op.ContentType, op.Body = "POST", path, form, body
+	}
+	shape(b.op(a, "k1", "ord_1", 0, 100*ms, 201, "ch_1"), "/orders/ord_1/payments", "amount=1250&currency=usd&metadata[order_id]=ord_1")
+	b.h.Ops[0].RespCurrency = "USD"
+	shape(b.replay(a, "k1", "ord_1", 200*ms, 220*ms, "ch_1"), "/orders/ord_1/payments", "metadata%5Border_id%5D=ord_1&currency=usd&amount=1250")
+	other := b.replay(a, "k1", "ord_1", 300*ms, 320*ms, "ch_1")
+	shape(other, "/orders/ord_2/payments", "amount=1250&currency=usd&metadata[order_id]=ord_1")
+	upper := b.op(a, "k1", "ord_1", 400*ms, 420*ms, 422, "")
+	shape(upper, "/orders/ord_1/payments", "amount=1250&currency=USD&metadata[order_id]=ord_1")
+	b.charge("ch_1", "ord_1", 50*ms, "succeeded")
+	r := checker.Check(b.history())
+	expectVerdicts(t, r, map[string]checker.Verdict{"P1": checker.Failed})
+	for _, c := range r.Checks {
+		if c.ID == "P1" && (len(c.Violations) != 1 || !strings.Contains(c.Violations[0].Explanation, "sent to POST /orders/ord_2/payments, another request than op 0's POST /orders/ord_1/payments")) {
+			t.Errorf("P1: %+v", c.Violations)
+		}
+		if c.ID == "P2" && !strings.Contains(c.Note, "1 of them byte-different") {
+			t.Errorf("P2 did not see the reordered form body as equal: %s", c.Note)
+		}
+	}
+}

@@ -50,8 +50,11 @@
 // Ops are partitioned, porcupine style, by (tenant, key) and by order.
 // The key is the one a server reads from the header: the quoted sf-string
 // form "k" is the key k; a missing, empty, over-long (>255) or non-visible
-// ASCII key is invalid, and such requests belong to no key partition. Body
-// equality is RFC 8785 canonical equality (github.com/gowebpki/jcs).
+// ASCII key is invalid, and such requests belong to no key partition.
+// Payload equality compares the request as sent: its method and path (an
+// order id in the path makes another request), then its body, a JSON
+// body by RFC 8785 canonical equality (github.com/gowebpki/jcs), a form
+// body by its decoded parameters in any order; strings compare exactly.
 //
 // A (tenant, key) partition is cut into epochs: an epoch runs from its first
 // request for max(TTL, retry window), the span in which the target promised
@@ -99,8 +102,9 @@
 //     violation names both charges, both triggers and every request that
 //     was answered with either charge.
 //   - M2 no phantom success: every 2xx names a charge id the ledger holds as
-//     succeeded, and the response's amount, currency, order (and status, if
-//     present) are the ledger's; for an equal (or keyless) request, what it
+//     succeeded, and the response's amount, currency (an ISO 4217 code, in
+//     any case), order (and status, if present) are the ledger's; for an
+//     equal (or keyless) request, what it
 //     asked for must also be what was charged.
 //   - M3 no false failure: within an epoch, once an equal request got a
 //     definitive failure (a 4xx but the retryable ones), no request of the

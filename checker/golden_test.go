@@ -258,6 +258,23 @@ var goldens = map[string]golden{
 		checks:     map[string]checker.Verdict{"P1": checker.Failed},
 		violations: []ident{{"P1", a, "k1", "ord_1", []int{0, 1}, nil}},
 	},
+	// A service with its own request shape (the order in the path, a
+	// form body) that echoes USD for a charge the ledger holds in usd:
+	// the same money, so not M2. A retry in another parameter order is
+	// the same request (P2 exercised); a body in USD and another order's
+	// path are different ones, refused with 422.
+	"m2_currency_any_case.json": {verdict: checker.Pass, level: "L0"},
+	// The same shape on a server keyed on the Idempotency-Key alone:
+	// another order's path, and a body whose currency is USD instead of
+	// usd, each get the first answer.
+	"p1_other_path_or_currency.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"P1": checker.Failed},
+		violations: []ident{
+			{"P1", a, "k1", "ord_1_b", []int{0, 1}, []string{"ch_1"}},
+			{"P1", a, "k1", "ord_1", []int{0, 2}, []string{"ch_1"}},
+		},
+	},
 	// Nothing wrong in it, and that proves too little.
 	"incomplete.json": {verdict: checker.Unknown, level: "L0"},
 }

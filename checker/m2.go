@@ -11,7 +11,7 @@ import (
 // m2 judges M2 no phantom success: every 2xx names a charge id that the
 // ledger holds as succeeded, and the response's amount, currency, order
 // (when the body has one: a missing order is R5's) and status (when the
-// body has one) are the ledger's. When the request
+// body has one) are the ledger's, the currency in any case. When the request
 // carried its key's body (or no valid key), what it asked for must also be
 // what was charged; a mutated body answered with the first body's charge is
 // P1's to judge.
@@ -60,13 +60,18 @@ func (ix *index) phantom(o *opInfo) string {
 	return strings.Join(bad, "; ")
 }
 
-// mismatches compares one side's amount, currency and order with the ledger's.
+// mismatches compares one side's amount, currency and order with the
+// ledger's. A currency is an ISO 4217 code, which names the same money in
+// any case: Stripe answers usd whatever case it was sent, and a server
+// that echoes USD tells the customer nothing false. (Payload equality
+// still takes USD and usd for different bodies: that is about what the
+// client sent, not about money.)
 func mismatches(side string, amount int64, currency, order string, ch *charge) []string {
 	var bad []string
 	if amount != ch.Amount {
 		bad = append(bad, fmt.Sprintf("%s amount %d, ledger %d", side, amount, ch.Amount))
 	}
-	if currency != ch.Currency {
+	if !strings.EqualFold(currency, ch.Currency) {
 		bad = append(bad, fmt.Sprintf("%s currency %q, ledger %q", side, currency, ch.Currency))
 	}
 	if order != ch.Order {

@@ -7,8 +7,9 @@ import (
 	"github.com/idemcheck/idemcheck/history"
 )
 
-// p1 judges P1 different payload refused: a request whose body differs
-// canonically (RFC 8785) from its key epoch's reference body must never get
+// p1 judges P1 different payload refused: a request that differs
+// canonically (canonicalizer: its path, or its body by RFC 8785 or by
+// its form parameters) from its key epoch's reference request must never get
 // a 2xx, never a replay of the stored failure (the same 402 the key's body
 // got), and must never be processed: no ledger charge, succeeded or
 // declined, may have been triggered by it.
@@ -33,7 +34,7 @@ func (ix *index) p1() CheckResult {
 				continue
 			}
 			if why != "" {
-				v := onOp(o, "%s carried a body different from op %d's under the same key and %s", opName(o), e.ref.ID, why)
+				v := onOp(o, "%s %s under the same key and %s", opName(o), difference(o, e.ref), why)
 				v.Ops = append(v.Ops, e.ref.ID)
 				v.Charges = chargeIDs(o.made...)
 				if o.Outcome == history.OK && !slices.Contains(v.Charges, o.ChargeID) {
@@ -50,6 +51,15 @@ func (ix *index) p1() CheckResult {
 		c.Verdict = Worst(c.Verdict, Unknown)
 	}
 	return c
+}
+
+// difference says how o's request differs from the key's reference
+// request: its path (an order id in the path), else its body.
+func difference(o, ref *opInfo) string {
+	if o.Method != ref.Method || o.Path != ref.Path {
+		return fmt.Sprintf("was sent to %s %s, another request than op %d's %s %s,", o.Method, o.Path, ref.ID, ref.Method, ref.Path)
+	}
+	return fmt.Sprintf("carried a body different from op %d's", ref.ID)
 }
 
 // bodyHeld says whether the server provably held the key's reference body

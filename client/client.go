@@ -63,17 +63,27 @@ type Request struct {
 	Order     string
 	Amount    int64
 	Currency  string
-	// Body, when non-nil, is sent verbatim (reordered keys, 1e2, mutated
-	// fields); otherwise a body is built from Order, Amount and Currency.
+	// Writing writes the body differently but equally, or with one static
+	// field changed (target.Writing); the zero value is the plain body.
+	Writing target.Writing
+	// Body, when non-nil, is sent verbatim (an incident file's exact
+	// bytes) instead of the target's body template, to the path the
+	// template gives for Order, Amount and Currency.
 	Body    []byte
 	Purpose string
 }
 
 // Do sends req, waits for the answer (bounded by ctx and the client's
-// timeout) and returns the recorded op.
+// timeout) and returns the recorded op. A request the target's shape
+// cannot write (a writing or edit its body does not have) is recorded as
+// indeterminate with the reason, like one that could not be built.
 func (c *Client) Do(ctx context.Context, req Request) history.Op {
-	op := c.opFor(req)
+	op, err := c.opFor(req)
 	c.rec.Invoke(&op)
+	if err != nil {
+		op.Outcome, op.Error = history.Info, err.Error()
+		return c.rec.Complete(op)
+	}
 	hreq, err := c.build(ctx, req, op)
 	if err != nil {
 		op.Outcome, op.Error = history.Info, err.Error()
@@ -88,63 +98,45 @@ func (c *Client) Do(ctx context.Context, req Request) history.Op {
 	return c.rec.Complete(op)
 }
 
-func (c *Client) opFor(req Request) history.Op {
+func (c *Client) opFor(req Request) (history.Op, error) {
 	replica := req.Replica
 	if replica == RoundRobin || replica < 0 || replica >= len(c.urls) {
 		replica = int(c.next.Add(1)-1) % len(c.urls)
-	}
-	body := req.Body
-	if body == nil {
-		body = c.DefaultBody(req.Order, req.Amount, req.Currency)
 	}
 	header := req.Key
 	if req.KeyHeader != nil {
 		header = *req.KeyHeader
 	}
-	return history.Op{
+	op := history.Op{
 		Client: req.Client, Replica: replica, Tenant: req.Tenant,
 		Key: req.Key, KeyHeader: header, NoKey: req.NoKey,
 		Order: req.Order, Amount: req.Amount, Currency: req.Currency,
-		Body: string(body), Purpose: req.Purpose,
+		Purpose: req.Purpose,
 	}
+	wire, err := c.Wire(req)
+	op.Method, op.Path, op.ContentType, op.Body = wire.Method, wire.Path, wire.ContentType, string(wire.Body)
+	return op, err
 }
 
-// DefaultBody is the canonical request body for an order, in the target's
-// field mapping (a JSON pointer nests the field: /metadata/order_id sends
-// {"metadata": {"order_id": ...}}), with a fixed description so that
-// retries are byte-equal.
-func (c *Client) DefaultBody(order string, amount int64, currency string) []byte {
-	f := c.protocol.Fields
-	m := map[string]any{"description": "idemcheck " + order}
-	setPath(m, f.Amount, amount)
-	setPath(m, f.Currency, currency)
-	setPath(m, f.OrderID, order)
-	b, _ := json.Marshal(m)
-	return b
-}
+// Description is the description every request carries: fixed, so that
+// a retry's body is byte-equal to its first request's.
+const Description = "idemcheck"
 
-// setPath sets the field a mapping names, creating the objects on its way.
-// A mapping that does not parse (the target loader refuses those) is used
-// as a bare name.
-func setPath(m map[string]any, field string, v any) {
-	path, err := target.FieldPath(field)
-	if err != nil {
-		path = []string{field}
+// Wire is the request as it goes on the wire: the target's request
+// shape (path, body template, encoding) for the request's payment,
+// written as req.Writing says, or req.Body verbatim.
+func (c *Client) Wire(req Request) (target.Request, error) {
+	pay := target.Payment{Amount: req.Amount, Currency: req.Currency, OrderID: req.Order, Description: Description}
+	if req.Body != nil {
+		return target.Request{Method: http.MethodPost, Path: c.protocol.RequestPath(pay),
+			ContentType: target.ContentType(c.protocol.Encoding), Body: req.Body}, nil
 	}
-	for _, k := range path[:len(path)-1] {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
-	m[path[len(path)-1]] = v
+	return c.protocol.Request(pay, req.Writing)
 }
 
 func (c *Client) build(ctx context.Context, req Request, op history.Op) (*http.Request, error) {
-	url := c.urls[op.Replica] + c.protocol.Path
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(op.Body)))
+	url := c.urls[op.Replica] + op.Path
+	hreq, err := http.NewRequestWithContext(ctx, op.Method, url, bytes.NewReader([]byte(op.Body)))
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}
@@ -153,7 +145,7 @@ func (c *Client) build(ctx context.Context, req Request, op history.Op) (*http.R
 	// see. Without GetBody the request is not replayable, so every attempt
 	// on the wire is one recorded op.
 	hreq.GetBody = nil
-	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Content-Type", op.ContentType)
 	if !req.NoKey {
 		// Set the raw value: Header.Set would canonicalise nothing in the
 		// value, but we must not drop an empty one either.

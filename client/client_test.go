@@ -159,7 +159,7 @@ func TestClient_FieldsByJSONPointer(t *testing.T) {
 	if op.Error != "" || op.ChargeID != "123456789012" || op.RespOrder != "o1" || op.RespAmount != 1250 || op.RespStatus != "succeeded" {
 		t.Fatalf("op = %+v", op)
 	}
-	if want := `"metadata":{"order_id":"o1"}`; !strings.Contains(s.body[0], want) {
+	if want := `"metadata":{"order_id":"o1",`; !strings.Contains(s.body[0], want) {
 		t.Fatalf("request body %s lacks %s", s.body[0], want)
 	}
 }
@@ -175,5 +175,39 @@ func TestClient_MissingNestedOrderStaysEmpty(t *testing.T) {
 	op := cl.Do(context.Background(), client.Request{Tenant: "a", Key: "k", Order: "o1", Amount: 1250, Currency: "usd"})
 	if op.Error != "" || op.ChargeID != "ch_1" || op.RespOrder != "" {
 		t.Fatalf("op = %+v", op)
+	}
+}
+
+// TestClient_OwnShape: a target with its own request shape gets the
+// order in the path and a form body with its static fields; the op
+// records the method, path, content type and body exactly as sent.
+func TestClient_OwnShape(t *testing.T) {
+	tg, err := target.Parse("own.yaml", []byte(`name: t
+start: {command: x}
+policy: {ttl: 1h}
+protocol:
+  path: /orders/{order_id}/payments
+  encoding: form
+  body: {amount: "{{.Amount}}", currency: "{{.Currency}}", customer: cus_123, metadata: {order_id: "{{.OrderID}}"}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s seen
+	srv := server(t, &s, 201, `{"id":"ch_1"}`, nil)
+	cl := client.New(tg.Protocol, history.NewRecorder(history.History{}), []string{srv.URL}, 5*time.Second)
+	op := cl.Do(context.Background(), client.Request{Tenant: "a", Key: "k", Order: "ord 1", Amount: 1250, Currency: "usd",
+		Writing: target.Writing{Style: target.WriteReordered}})
+	r := s.reqs[0]
+	want := "metadata[order_id]=ord+1&customer=cus_123&currency=usd&amount=1250"
+	if r.Method != "POST" || r.URL.EscapedPath() != "/orders/ord%201/payments" || r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" || s.body[0] != want {
+		t.Fatalf("sent %s %s %q %s", r.Method, r.URL.EscapedPath(), r.Header.Get("Content-Type"), s.body[0])
+	}
+	if op.Method != "POST" || op.Path != "/orders/ord%201/payments" || op.ContentType != "application/x-www-form-urlencoded" || op.Body != want {
+		t.Fatalf("recorded %+v", op)
+	}
+	bad := cl.Do(context.Background(), client.Request{Tenant: "a", Key: "k2", Order: "o", Amount: 1, Currency: "usd", Writing: target.Writing{Style: target.WriteWhitespace}})
+	if bad.Outcome != history.Info || !strings.Contains(bad.Error, "whitespace") || len(s.reqs) != 1 {
+		t.Fatalf("an unwritable request: %+v (%d sent)", bad, len(s.reqs))
 	}
 }

@@ -30,7 +30,8 @@
 //     (the promise must leave room for a wave) and the generators all
 //     read it.
 //   - Optional fields, all absent from older version 1 documents and read
-//     as zero: Fault.Fired, Fault.Class, History.OtherOrders (orders other examples
+//     as zero: Op.Method, Op.Path and Op.ContentType (the request as sent;
+//     absent, the body is JSON to one path), Fault.Fired, Fault.Class, History.OtherOrders (orders other examples
 //     sharing the environment sent, so accounting can tell their charges
 //     from money nobody asked for), History.ClockOffset (measured ledger
 //     clock minus recorder clock).

@@ -86,12 +86,20 @@ type Op struct {
 	Key       string `json:"key"`
 	KeyHeader string `json:"key_header"`
 	NoKey     bool   `json:"no_key,omitempty"`
-	// Order, Amount and Currency are what the body asked for; Body is the
-	// exact bytes sent, so the checker can judge canonical equality itself.
-	Order    string `json:"order"`
-	Amount   int64  `json:"amount"`
-	Currency string `json:"currency"`
-	Body     string `json:"body"`
+	// Order, Amount and Currency are what the request asked for; Method,
+	// Path, ContentType and Body are exactly what was sent, so the checker
+	// can judge payload equality itself: the same key on another path (an
+	// order id in the path) is another request, and a form body compares
+	// by its parameters. A history recorded before requests had a shape of
+	// their own has no Method, Path or ContentType: its bodies are JSON,
+	// all sent to one path.
+	Order       string `json:"order"`
+	Amount      int64  `json:"amount"`
+	Currency    string `json:"currency"`
+	Method      string `json:"method,omitempty"`
+	Path        string `json:"path,omitempty"`
+	ContentType string `json:"content_type,omitempty"`
+	Body        string `json:"body"`
 	// Purpose is the generator's label for why this op exists ("first",
 	// "retry", "duplicate", "late-retry@2xTTL", "mutated:amount", ...).
 	// The checker never trusts it for a verdict; reports show it.

@@ -38,7 +38,9 @@ func sampleReport() *reports.Report {
 		LevelNote: "L1 retry-safe not reached: M1 FAILED", Seed: 7, Budget: reports.Duration(60 * time.Second),
 		Started:  time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC),
 		Duration: reports.Duration(58*time.Second + 412*ms), Complete: true, Replicas: 2, Mode: "process",
-		Env:      map[string]string{"go": "go1.26.8", "os": "linux/amd64", "postgres": "16.4"},
+		Env: map[string]string{"go": "go1.26.8", "os": "linux/amd64", "postgres": "16.4"},
+		Tool: reports.Tool{Version: "v0.0.0-20260314092653-13e509f18cb7+dirty", Commit: "13e509f18cb7c9d6aceff94dab74eb156fb35212",
+			Modified: true, CommitTime: "2026-03-14T09:26:53Z"},
 		Coverage: checker.Coverage{Histories: 412, Ops: 5210, Keys: 1800, Orders: 1750, Tenants: 830, SequentialRetries: 900, ConcurrentDuplicates: 640, Faults: 212},
 		Counterexamples: map[string]*history.History{
 			"crash-window": crashHistory(),

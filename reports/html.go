@@ -82,7 +82,7 @@ func buildPage(r *Report) (*pageView, error) {
 	p := &pageView{R: r, Verdict: VerdictWord(r.Verdict), VerdictClass: verdictClass(r.Verdict),
 		LevelName: LevelName(r.Level), Budget: time.Duration(r.Budget).String(),
 		Duration: time.Duration(r.Duration).Round(time.Millisecond).String(), Summary: gradeSummary(r),
-		Env: pairs(r.Env), Coverage: coverageRows(r), Matrix: buildMatrix(r)}
+		Env: envRows(r), Coverage: coverageRows(r), Matrix: buildMatrix(r)}
 	if !r.Started.IsZero() {
 		p.Started = r.Started.UTC().Format("2006-01-02 15:04:05 MST")
 	}
@@ -117,6 +117,12 @@ func pairs(m map[string]string) [][2]string {
 		out = append(out, [2]string{k, m[k]})
 	}
 	return out
+}
+
+// envRows is the environment table: the idemcheck build first, then the
+// versions the run recorded.
+func envRows(r *Report) [][2]string {
+	return append([][2]string{{"idemcheck", r.Tool.String()}}, pairs(r.Env)...)
 }
 
 // coverageRows is the coverage table, what each count means in words.

@@ -58,6 +58,9 @@ func mdHeader(b *strings.Builder, r *Report) {
 	if r.Strict {
 		b.WriteString(" · strict")
 	}
+	if r.Tool.Version != "" {
+		fmt.Fprintf(b, " · idemcheck %s", r.Tool)
+	}
 	b.WriteString("\n\n")
 	if !r.Complete {
 		fmt.Fprintf(b, "> [!WARNING]\n> **Incomplete run**: %s. Checks that passed judged only what was recorded.\n\n", cell(cmp.Or(r.Interrupted, "the run did not complete")))

@@ -14,7 +14,8 @@ import (
 // violation kept.
 // The level is the lowest any shard reached: a level is only as proven as
 // its weakest shard, and the shards' raw results are not in the reports.
-// Reports of different targets are refused.
+// Reports of different targets are refused, and so are reports of two
+// known idemcheck builds: what a check means may differ between them.
 func Merge(reps ...*Report) (*Report, error) {
 	if len(reps) == 0 {
 		return nil, fmt.Errorf("merge: no reports")
@@ -29,6 +30,11 @@ func Merge(reps ...*Report) (*Report, error) {
 		if r.Target != out.Target {
 			return nil, fmt.Errorf("merge: reports of different targets (%s and %s)", out.Target, r.Target)
 		}
+		tool, err := mergeTool(out.Tool, r.Tool)
+		if err != nil {
+			return nil, err
+		}
+		out.Tool = tool
 		out.Complete = out.Complete && r.Complete
 		out.Level = min(out.Level, r.Level)
 		out.Coverage = out.Coverage.Add(r.Coverage)
@@ -45,6 +51,22 @@ func Merge(reps ...*Report) (*Report, error) {
 	out.Duration = Duration(dur)
 	out.Verdict = OverallVerdict(&out)
 	return &out, nil
+}
+
+// mergeTool is the merged report's build: the one known commit of the
+// shards. Two different known commits are refused; a shard whose build is
+// unknown (or that predates the tool field) is not refused for it.
+func mergeTool(acc, next Tool) (Tool, error) {
+	known := func(t Tool) bool { return t.Commit != "" && t.Commit != Unknown }
+	switch {
+	case !known(next):
+		return acc, nil
+	case !known(acc):
+		return next, nil
+	case acc.Commit != next.Commit:
+		return acc, fmt.Errorf("merge: reports of different idemcheck builds (%s and %s): certify every shard with one build", acc, next)
+	}
+	return acc, nil
 }
 
 func mergeFamilies(acc, next []FamilyResult) []FamilyResult {

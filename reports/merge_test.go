@@ -1,6 +1,7 @@
 package reports_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/reports"
@@ -39,5 +40,24 @@ func TestMerge_IncompleteShardIsUnknownAndTargetsMustMatch(t *testing.T) {
 	other.Target = "u"
 	if _, err := reports.Merge(a, other); err == nil {
 		t.Fatal("merged reports of two targets")
+	}
+}
+
+// TestMerge_OneBuild: shards of one commit merge and keep its build; a
+// shard of unknown build does not hide it; two commits are refused.
+func TestMerge_OneBuild(t *testing.T) {
+	built := func(commit string) *reports.Report {
+		r := shard("L5", "pass")
+		r.Tool = reports.Tool{Version: "v0.1.0", Commit: commit, CommitTime: "2026-12-03T10:11:12Z"}
+		return r
+	}
+	unknown := built("unknown")
+	unknown.Tool.Version = "unknown"
+	m, err := reports.Merge(unknown, built("aaaa"), built("aaaa"), shard("L5", "pass"))
+	if err != nil || m.Tool.Commit != "aaaa" {
+		t.Fatalf("merged: %v, tool %+v", err, m.Tool)
+	}
+	if _, err := reports.Merge(built("aaaa"), built("bbbb")); err == nil || !strings.Contains(err.Error(), "different idemcheck builds") {
+		t.Fatalf("merged shards of two builds: %v", err)
 	}
 }

@@ -31,12 +31,14 @@ type Report struct {
 	Interrupted   string    `json:"interrupted,omitempty"` // why the run stopped early
 	Replicas      int       `json:"replicas"`
 	Mode          string    `json:"mode"` // "process" | "docker"
+	// Tool is the idemcheck build that ran the checks (CurrentTool).
+	Tool Tool `json:"tool"`
 
 	Families   []FamilyResult    `json:"families"`
 	Checks     []Check           `json:"checks"`
 	Violations []Violation       `json:"violations"`
 	Coverage   checker.Coverage  `json:"coverage"`
-	Env        map[string]string `json:"environment"` // versions: go, postgres, idemcheck, os
+	Env        map[string]string `json:"environment"` // go and os versions; the idemcheck build is Tool
 	// Logs are the replica and environment logs kept beside the report
 	// (LogsDir); WriteAll finds them.
 	Logs []LogFile `json:"logs,omitempty"`

@@ -378,7 +378,7 @@ func (p *execution) request(s scenarios.Send) (client.Request, error) {
 		return client.Request{}, fmt.Errorf("tenant %d: the target has %d", s.Tenant, len(tenants))
 	}
 	req := client.Request{Client: s.Client, Replica: s.Replica, Key: p.realKey(s.Key), Order: p.realOrder(s.Order),
-		Amount: s.Amount, Currency: s.Currency, Purpose: s.Purpose}
+		Amount: s.Amount, Currency: s.Currency, Purpose: s.Purpose, Writing: target.Writing{Style: s.Writing, Edit: s.Edit}}
 	if s.Key == "" {
 		req.Key = ""
 	}
@@ -389,6 +389,11 @@ func (p *execution) request(s scenarios.Send) (client.Request, error) {
 		req.Body = []byte(strings.ReplaceAll(s.Body, "{{order}}", req.Order))
 	}
 	applyKeyForm(&req, s.KeyForm)
+	// A writing or edit the target's body does not have is the
+	// scenario's mistake: refused here, before anything is recorded.
+	if _, err := p.client.Wire(req); err != nil {
+		return client.Request{}, fmt.Errorf("send %s: %w", s.ID, err)
+	}
 	return req, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/internal/yamlfile"
+	"github.com/idemcheck/idemcheck/target"
 )
 
 // ErrInvalid marks every error about the content of an incident file, so
@@ -125,6 +126,10 @@ func (s *Send) validate(at string, index int, sends map[string]bool) error {
 		return bad(at+".key", "expected a symbolic key such as k1")
 	case s.Order == "" && s.Body == "":
 		return bad(at+".order", "expected a symbolic order such as o1")
+	case s.Writing != "" && !contains(target.Styles, s.Writing):
+		return bad(at+".writing", "expected one of %s, got %q", strings.Join(target.Styles, ", "), s.Writing)
+	case s.Edit != "" && !strings.HasPrefix(s.Edit, "/"):
+		return bad(at+".edit", "expected the JSON pointer of a static field of the target's body, such as /customer, got %q", s.Edit)
 	case !contains(KeyForms, s.KeyForm):
 		return bad(at+".key_form", "expected one of %s, got %q", strings.Join(KeyForms[1:], ", "), s.KeyForm)
 	case s.Replica < -1:

@@ -72,8 +72,16 @@ type Send struct {
 	// sf-string), "empty", "long" (256 visible characters), "missing"
 	// (no header), "bad-quoted" (an unterminated quoted string), "control".
 	KeyForm string `yaml:"key_form,omitempty"`
+	// Writing writes the target's body for this payment differently but
+	// equally (one of target.Styles: reordered, rotated, whitespace,
+	// exponent); Edit changes the static field of the body template that
+	// this JSON pointer names (a different body, the payment's values
+	// unchanged). See target.Writing.
+	Writing string `yaml:"writing,omitempty"`
+	Edit    string `yaml:"edit,omitempty"`
 	// Body, when set, is sent verbatim after {{order}} is replaced by the
-	// real order id (for reordered keys, 1e2, mutated fields).
+	// real order id: an incident's exact bytes, for the target it was
+	// written for.
 	Body    string `yaml:"body,omitempty"`
 	Purpose string `yaml:"purpose,omitempty"`
 	// Async sends without waiting for the answer; a later wait collects it.
@@ -167,6 +175,12 @@ func (s Send) String() string {
 	fmt.Fprintf(&b, "%s %s client%d->replica%d tenant%d key=%s order=%s amount=%d %s", mode, s.ID, s.Client, s.Replica, s.Tenant, s.Key, s.Order, s.Amount, s.Currency)
 	if s.KeyForm != "" {
 		fmt.Fprintf(&b, " key_form=%s", s.KeyForm)
+	}
+	if s.Writing != "" {
+		fmt.Fprintf(&b, " writing=%s", s.Writing)
+	}
+	if s.Edit != "" {
+		fmt.Fprintf(&b, " edit=%s", s.Edit)
 	}
 	if s.Body != "" {
 		fmt.Fprintf(&b, " body=%s", s.Body)

@@ -1,7 +1,10 @@
 // Package target holds what idemcheck knows of a server under test: how
 // to start a replica (Start, Ready, Render with Vars, or Image in container
-// mode), how it speaks the charge protocol (Protocol, Fields, FieldPath)
-// and what it promises (Policy, CrashWindowFits). Load and Parse read a
+// mode), how it speaks the charge protocol (Protocol, Fields, FieldPath),
+// the shape of its charge requests (Protocol.Request writes one for a
+// Payment: the path's placeholders, the Body template in its encoding,
+// plainly or as a Writing says; Writings and Body.StaticFields are what
+// key-reuse varies) and what it promises (Policy, CrashWindowFits). Load and Parse read a
 // target file strictly (errors name file:line and the field); Validate and
 // Refuse check a target built in code.
 //

@@ -67,7 +67,7 @@ var DefaultTenants = []string{"tenant_a", "tenant_b"}
 // *yamlfile.FieldError with Field set (File and Line are filled by Parse).
 func (t *Target) Validate() error {
 	t.defaults()
-	for _, check := range []func() error{t.checkName, t.checkStart, t.checkNeeds, t.checkReady, t.checkProtocol, t.checkFields, t.checkPolicy, t.checkTenants, t.checkTemplates} {
+	for _, check := range []func() error{t.checkName, t.checkStart, t.checkNeeds, t.checkReady, t.checkProtocol, t.checkFields, t.checkShape, t.checkPolicy, t.checkTenants, t.checkTemplates} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -94,6 +94,7 @@ func (t *Target) defaults() {
 	f := &p.Fields
 	f.Amount, f.Currency = cmp.Or(f.Amount, "amount"), cmp.Or(f.Currency, "currency")
 	f.OrderID, f.ID, f.Status = cmp.Or(f.OrderID, "order_id"), cmp.Or(f.ID, "id"), cmp.Or(f.Status, "status")
+	p.Encoding = cmp.Or(p.Encoding, EncodingJSON)
 	if t.Policy.RetryWindow == 0 {
 		t.Policy.RetryWindow = t.Policy.TTL
 	}

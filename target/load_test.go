@@ -41,6 +41,7 @@ func TestLoad_Defaults(t *testing.T) {
 
 // Every bad file names file:line, the field, and what was expected.
 func TestLoad_BadFiles(t *testing.T) {
+	const shape = "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n"
 	cases := []struct {
 		name, yaml, want string
 	}{
@@ -59,6 +60,15 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"bad header", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  key_header: \"Idem Key\"\n", "bad.yaml:5: protocol.key_header: expected an HTTP header name"},
 		{"syntax", "name: x\nstart: [\n", "bad.yaml:"},
 		{"bad pointer escape", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  fields:\n    order_id: /metadata/o~2\n", "bad.yaml:6: protocol.fields.order_id: JSON pointer"},
+		{"body without the order", shape + "  body:\n    amount: \"{{.Amount}}\"\n    currency: \"{{.Currency}}\"\n", "bad.yaml:5: protocol.body: the request never names the payment's order id: expected {{.OrderID}}"},
+		{"body without the amount", shape + "  path: /orders/{order_id}\n  body:\n    currency: \"{{.Currency}}\"\n", "bad.yaml:6: protocol.body: the request never names the payment's amount"},
+		{"body without the currency", shape + "  body: {amount: \"{{.Amount}}\", order_id: \"{{.OrderID}}\"}\n", "bad.yaml:5: protocol.body: the request never names the payment's currency"},
+		{"unknown body placeholder", shape + "  body:\n    amount: \"{{.Amount}}\"\n    metadata:\n      order_id: \"{{.Foo}}\"\n", "bad.yaml:8: protocol.body.metadata.order_id: unknown placeholder {{.Foo}}: expected one of {{.Amount}}, {{.Currency}}, {{.OrderID}}, {{.Description}}"},
+		{"template function in body", shape + "  body:\n    amount: \"{{printf 1}}\"\n", "bad.yaml:6: protocol.body.amount: unknown placeholder {{printf 1}}"},
+		{"unknown path placeholder", shape + "  path: /orders/{order}/payments\n", "bad.yaml:5: protocol.path: unknown placeholder {order}: expected {order_id}, {amount} or {currency}"},
+		{"unbalanced path brace", shape + "  path: /orders/{order_id/payments\n", "bad.yaml:5: protocol.path: unbalanced brace"},
+		{"xml encoding", shape + "  encoding: xml\n", "bad.yaml:5: protocol.encoding: expected json or form, got \"xml\""},
+		{"body not a mapping", shape + "  body: [a, b]\n", "bad.yaml:5:"},
 		{"empty pointer segment", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  fields:\n    id: /data//id\n", "bad.yaml:6: protocol.fields.id: JSON pointer"},
 	}
 	for _, c := range cases {

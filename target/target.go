@@ -59,9 +59,19 @@ type Ready struct {
 	Timeout time.Duration `yaml:"timeout"`
 }
 
-// Protocol maps the charge protocol onto a server's dialect.
+// Protocol maps the charge protocol onto a server's dialect: where a
+// charge is sent (Path, whose {order_id}, {amount} and {currency} are
+// filled per request), what its body looks like (Body, written as
+// Encoding), which headers carry the key, the tenant and the replay
+// marker, and where a success answer keeps the judged fields (Fields).
 type Protocol struct {
-	Path         string `yaml:"path"`          // default /v1/charges
+	Path string `yaml:"path"` // default /v1/charges
+	// Body is the request body template; nil means the reference
+	// protocol's body in Fields' mapping (see Template).
+	Body *Body `yaml:"body"`
+	// Encoding is json (default) or form (application/x-www-form-urlencoded,
+	// nested fields as Stripe's bracket keys).
+	Encoding     string `yaml:"encoding"`
 	KeyHeader    string `yaml:"key_header"`    // default Idempotency-Key
 	AuthHeader   string `yaml:"auth_header"`   // default Authorization
 	AuthScheme   string `yaml:"auth_scheme"`   // default Bearer; "" after "none" sends the token bare
@@ -69,8 +79,9 @@ type Protocol struct {
 	Fields       Fields `yaml:"fields"`
 }
 
-// Fields maps the body fields (request and success response). Each is a
-// bare top-level name ("order_id") or an RFC 6901 JSON pointer
+// Fields maps the body fields of the success response, and of the
+// request when the target declares no protocol.body. Each is a bare
+// top-level name ("order_id") or an RFC 6901 JSON pointer
 // ("/metadata/order_id") for a server that nests it; see FieldPath.
 type Fields struct {
 	Amount   string `yaml:"amount"`   // default amount

@@ -30,6 +30,7 @@ type certifyFlags struct {
 	json        bool
 	shard       string
 	databaseURL string
+	redisFsync  string
 	docker      bool
 }
 
@@ -48,6 +49,7 @@ func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
 	fs.BoolVar(&f.json, "json", false, "print report.json to stdout instead of progress and summary")
 	fs.StringVar(&f.shard, "shard", "", "`k/n`: run shard k of n disjoint seed ranges (nightly soak on n runners)")
 	fs.StringVar(&f.databaseURL, "database-url", "", "use this PostgreSQL instead of a throwaway cluster")
+	fs.StringVar(&f.redisFsync, "redis-appendfsync", "everysec", "a throwaway Redis's appendfsync, for needs: [redis]: always, everysec or no")
 	fs.BoolVar(&f.docker, "docker", false, "run PostgreSQL, the gateway, toxiproxy and the replicas as local Docker images (make images first)")
 }
 
@@ -175,7 +177,7 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 	progress := newProgress(stderr, f.json)
 	opts := certify.Options{
 		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Parallel: f.parallel, Strict: f.strict,
-		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, Progress: progress.update,
+		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, RedisAppendFsync: f.redisFsync, Progress: progress.update,
 		LogDir: filepath.Join(dir, reports.LogsDir),
 	}
 	if inDocker(f.docker, tg) {

@@ -21,6 +21,7 @@ func TestCLI_NumericFlagsRangeChecked(t *testing.T) {
 		{[]string{"certify", "--target", "reference", "--seed", "-2"}, "-seed"},
 		{[]string{"certify", "--target", "reference", "--budget", "0s"}, "--budget: expected a positive duration"},
 		{[]string{"certify", "--target", "reference", "--budget", "9999h"}, "--budget: expected a positive duration"},
+		{[]string{"certify", "--target", "reference", "--redis-appendfsync", "sometimes"}, `--redis-appendfsync: expected one of always, everysec, no, got "sometimes"`},
 		{[]string{"certify", "--target", "reference", "--shard", "0/8"}, "--shard"},
 		{[]string{"certify", "--target", "reference", "--shard", "1/0"}, "--shard"},
 		{[]string{"demo", "--seed", "0"}, "--seed"},

@@ -52,12 +52,18 @@ func runList(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(l)
+		return printJSON(stdout, l)
 	}
 	printListing(stdout, l)
 	return nil
+}
+
+// printJSON writes a command's --json document, indented for people who
+// read it before their tooling does.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func buildListing() (listing, error) {

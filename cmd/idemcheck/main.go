@@ -7,6 +7,7 @@
 //	idemcheck list
 //	idemcheck demo
 //	idemcheck merge --report-dir report shard-1 shard-2
+//	idemcheck version
 //
 // Exit codes: 0 every check passed (NON-STRICT allowed unless --strict),
 // 1 a check FAILED, 2 bad usage or a bad target/scenario file, 3 the
@@ -26,6 +27,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -90,6 +92,7 @@ func commands() []command {
 		{"list", "list built-in targets, families and incidents", runList},
 		{"demo", "certify the reference and two broken servers", runDemo},
 		{"merge", "merge the reports of certify --shard runs into one", runMerge},
+		{"version", "print the version and commit this binary was built from", runVersion},
 	}
 }
 
@@ -101,12 +104,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
+	var names []string
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(ctx, args[1:], stdout, stderr)
 		}
+		names = append(names, c.name)
 	}
-	return usageErr("unknown command %q: expected one of certify, run, replay, list, demo, merge (see idemcheck --help)", args[0])
+	return usageErr("unknown command %q: expected one of %s (see idemcheck --help)", args[0], strings.Join(names, ", "))
 }
 
 func printUsage(w io.Writer) {

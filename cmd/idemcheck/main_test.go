@@ -30,6 +30,10 @@ func TestCLI_UsageErrorsExit2(t *testing.T) {
 	os.WriteFile(bad, []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1h\n  max_wait: soon\n"), 0o644)
 	short := filepath.Join(t.TempDir(), "short.yaml")
 	os.WriteFile(short, []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 2s\n  recovery_window: 30s\n"), 0o644)
+	xml := filepath.Join(t.TempDir(), "xml.yaml")
+	os.WriteFile(xml, []byte("name: x\nstart: {command: ./s}\npolicy: {ttl: 2s}\nprotocol:\n  encoding: xml\n"), 0o644)
+	noOrder := filepath.Join(t.TempDir(), "no-order.yaml")
+	os.WriteFile(noOrder, []byte("name: x\nstart: {command: ./s}\npolicy: {ttl: 2s}\nprotocol:\n  path: /payments\n  body:\n    amount: \"{{.Amount}}\"\n    currency: \"{{.Currency}}\"\n"), 0o644)
 	badIncident := filepath.Join(t.TempDir(), "inc.yaml")
 	os.WriteFile(badIncident, []byte("name: x\nsteps:\n  - fault: {id: f, kind: earthquake}\n"), 0o644)
 	cases := []struct {
@@ -39,6 +43,8 @@ func TestCLI_UsageErrorsExit2(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"certify", "--target", bad}, "bad.yaml:5: policy.max_wait: expected a duration"},
 		{[]string{"certify", "--target", "no-such-target"}, `unknown built-in target "no-such-target"`},
+		{[]string{"certify", "--target", xml}, `xml.yaml:5: protocol.encoding: expected json or form, got "xml"`},
+		{[]string{"certify", "--target", noOrder}, "no-order.yaml:6: protocol.body: the request never names the payment's order id"},
 		{[]string{"certify", "--target", short, "--families", "crash-window"}, "short.yaml:5: policy.recovery_window: a crash-window retry"},
 		{[]string{"certify", "--target", "reference", "--families", "earthquakes"}, `--families: unknown family "earthquakes"`},
 		{[]string{"certify", "--target", "reference", "--level", "L9"}, "--level: expected L1 to L5"},
@@ -60,7 +66,7 @@ func TestCLI_UsageErrorsExit2(t *testing.T) {
 }
 
 func TestCLI_HelpExits0WithExample(t *testing.T) {
-	for _, cmd := range []string{"certify", "run", "replay", "list", "demo", "merge"} {
+	for _, cmd := range []string{"certify", "run", "replay", "list", "demo", "merge", "version"} {
 		code, _, stderr := runCLI(t, cmd, "--help")
 		if code != exitPass || !strings.Contains(stderr, "Example:") || !strings.Contains(stderr, "idemcheck "+cmd) {
 			t.Errorf("%s --help: exit %d, output %q", cmd, code, stderr)

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/redisserver"
 )
 
 // Ranges of the numeric flags. A value outside its range is bad usage
@@ -29,7 +33,8 @@ func checkBudget(d time.Duration) error {
 	return nil
 }
 
-// check range-checks every numeric flag of certify and run.
+// check range-checks every numeric flag of certify and run, and the
+// values of the enumerated ones.
 func (f *certifyFlags) check() error {
 	if f.replicas < 0 || f.replicas > maxReplicas {
 		return usageErr("--replicas: expected 0 (the target's own count) to %d, got %d", maxReplicas, f.replicas)
@@ -39,6 +44,9 @@ func (f *certifyFlags) check() error {
 	}
 	if err := checkSeed(f.seed); err != nil {
 		return err
+	}
+	if !slices.Contains(redisserver.Fsyncs, f.redisFsync) {
+		return usageErr("--redis-appendfsync: expected one of %s, got %q", strings.Join(redisserver.Fsyncs, ", "), f.redisFsync)
 	}
 	return checkBudget(f.budget)
 }

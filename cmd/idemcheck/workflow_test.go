@@ -125,6 +125,40 @@ func TestWorkflow_PinnedVersion(t *testing.T) {
 	}
 }
 
+// TestWorkflow_PinnedRefIsInHistory: the pinned version is a release tag
+// or a full commit SHA that this repository's history holds, so a team
+// that copies the workflow gets a checkout that exists.
+func TestWorkflow_PinnedRefIsInHistory(t *testing.T) {
+	root := repoRoot(t)
+	pin := loadWorkflow(t).Env["IDEMCHECK_VERSION"]
+	commit := pin
+	switch {
+	case fullSHA.MatchString(pin):
+	case semverTag.MatchString(pin):
+		out, err := exec.Command("git", "-C", root, "rev-parse", "-q", "--verify", "refs/tags/"+pin+"^{commit}").Output()
+		if err != nil {
+			t.Fatalf("IDEMCHECK_VERSION %s: no such tag in this repository: pin an existing release tag or a full commit SHA of main", pin)
+		}
+		commit = strings.TrimSpace(string(out))
+	default:
+		t.Fatalf("IDEMCHECK_VERSION %q: expected a release tag (v1.2.3) or a full 40-character commit SHA (actions/checkout fetches a commit only by its full SHA)", pin)
+	}
+	if exec.Command("git", "-C", root, "cat-file", "-e", commit+"^{commit}").Run() != nil {
+		if git(t, root, "rev-parse", "--is-shallow-repository") == "true" {
+			t.Skipf("IDEMCHECK_VERSION %s is not in this shallow clone; a full clone decides whether it is in the history", pin)
+		}
+		t.Fatalf("IDEMCHECK_VERSION %s: no such commit in this repository: pin a commit of main by its full SHA", pin)
+	}
+	if exec.Command("git", "-C", root, "merge-base", "--is-ancestor", commit, "HEAD").Run() != nil {
+		t.Fatalf("IDEMCHECK_VERSION %s is not in the history of HEAD (another branch's commit, or one rewritten away): pin a commit of main", pin)
+	}
+}
+
+var (
+	fullSHA   = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	semverTag = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+)
+
 // TestWorkflow_SeedRangesDisjoint: each night prints its seed range, and
 // no two nights share a seed while a shard plays fewer than 2^21 seeds.
 func TestWorkflow_SeedRangesDisjoint(t *testing.T) {

@@ -88,18 +88,20 @@ func lineOf(file *ast.File, field string) int {
 			continue
 		}
 		if n, err := p.FilterFile(file); err == nil && n != nil {
-			return nodeLine(n, f != field)
+			return nodeLine(n, f)
 		}
 	}
 	return 0
 }
 
-// nodeLine is the line of n. For a missing field reported at its parent,
-// a block mapping's first token is on the line after the parent's key: the
-// key's line is the one a reader wants.
-func nodeLine(n ast.Node, isParent bool) int {
+// nodeLine is the line of n. A block mapping's first token is on the line
+// after its key (a missing field reported at its parent, or a mapping
+// that is itself the field: protocol.body): the key's line is the one a
+// reader wants. A mapping that is a list item (steps[0]) starts on its
+// dash's line, which is already the right one.
+func nodeLine(n ast.Node, field string) int {
 	line := n.GetToken().Position.Line
-	if m, ok := n.(*ast.MappingNode); ok && isParent && !m.IsFlowStyle && line > 1 {
+	if m, ok := n.(*ast.MappingNode); ok && !m.IsFlowStyle && line > 1 && !strings.HasSuffix(field, "]") {
 		return line - 1
 	}
 	return line

@@ -76,27 +76,36 @@ func liftOrder(r *http.Request) {
 // stripeShaped turns the reference's success body into a Stripe charge
 // object; anything else passes unchanged.
 func stripeShaped(status int, body []byte) []byte {
+	return rewriteSuccess(status, body, func(charge map[string]any) bool {
+		order, ok := charge["order_id"]
+		if !ok {
+			return false
+		}
+		delete(charge, "order_id")
+		meta, _ := charge["metadata"].(map[string]any)
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta["order_id"] = order
+		charge["metadata"], charge["object"] = meta, "charge"
+		return true
+	})
+}
+
+// rewriteSuccess applies edit to a 2xx JSON object body and returns it
+// re-encoded; an error answer, a body that is not a JSON object, or one
+// edit declines (false) passes unchanged.
+func rewriteSuccess(status int, body []byte, edit func(map[string]any) bool) []byte {
 	if status < 200 || status > 299 {
 		return body
 	}
-	var charge map[string]any
+	var obj map[string]any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if dec.Decode(&charge) != nil {
+	if dec.Decode(&obj) != nil || obj == nil || !edit(obj) {
 		return body
 	}
-	order, ok := charge["order_id"]
-	if !ok {
-		return body
-	}
-	delete(charge, "order_id")
-	meta, _ := charge["metadata"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta["order_id"] = order
-	charge["metadata"], charge["object"] = meta, "charge"
-	out, err := json.Marshal(charge)
+	out, err := json.Marshal(obj)
 	if err != nil {
 		return body
 	}

@@ -86,8 +86,43 @@ func TestGarden_StripeBody(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// TestGarden_OwnShape: a form POST to /orders/{order_id}/payments
+// reaches the reference as its JSON, with the path's order and every
+// parameter nested by its brackets, whatever their order; a request
+// without a required field is refused; the answer's currency is in
+// capitals.
+func TestGarden_OwnShape(t *testing.T) {
+	var got []string
+	ref := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = append(got, r.Method+" "+r.URL.Path+" "+r.Header.Get("Content-Type")+" "+string(b))
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{"id":"ch_1","amount":1250,"currency":"usd","order_id":"ord_1"}`)
+	})
+	h := ownShapeDialect(ref)
+	send := func(path, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := send("/orders/ord_1/payments", "amount=1250&currency=usd&customer=cus_123&payment_method=pm_card_visa&metadata[order_id]=ord_1")
+	send("/orders/ord_1/payments", "metadata%5Border_id%5D=ord_1&payment_method=pm_card_visa&customer=cus_123&currency=usd&amount=1250")
+	want := `POST /v1/charges application/json {"amount":1250,"currency":"usd","customer":"cus_123","metadata":{"order_id":"ord_1"},"order_id":"ord_1","payment_method":"pm_card_visa"}`
+	if len(got) != 2 || got[0] != want || got[1] != want {
+		t.Fatalf("the reference saw\n%q\nwant twice\n%q", got, want)
+	}
+	if w.Code != http.StatusCreated || !strings.Contains(w.Body.String(), `"currency":"USD"`) {
+		t.Errorf("answer %d %s", w.Code, w.Body)
+	}
+	if w := send("/orders/ord_1/payments", "amount=1250&currency=usd&customer=cus_123"); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "payment_method is required") || len(got) != 2 {
+		t.Errorf("a body without payment_method: %d %s", w.Code, w.Body)
+	}
+}
+
 func TestGarden_Registry(t *testing.T) {
-	for _, name := range []string{"opaque-keys", "in-flight-429", "exact-ttl", "stripe-body"} {
+	for _, name := range []string{"opaque-keys", "in-flight-429", "exact-ttl", "stripe-body", "own-shape"} {
 		if _, err := Lookup(name); err != nil {
 			t.Error(err)
 		}
