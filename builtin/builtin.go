@@ -51,6 +51,10 @@ type Member struct {
 	// (stripe-body), or a request shape of its own (own-shape). It is
 	// what the member's target file would say under protocol:.
 	Protocol *target.Protocol
+	// Needs are the stores the member keeps its keys in (target.Stores);
+	// nil is PostgreSQL, the reference's. A member on another store also
+	// selects it with Flags (--store).
+	Needs []string
 }
 
 // TestPolicy is what the built-ins declare in test mode: short TTLs and
@@ -113,6 +117,12 @@ var Members = []Member{
 	// short-retention is found only by a probe past 3 TTLs: late-retry must
 	// probe that late, or it certifies L5.
 	{Name: "short-retention", Kind: "broken", Bug: "keeps keys for 3x the TTL while promising a retry window of 20x", Incident: "a retry near the end of the promised window charges again", Family: "late-retry", Expect: []string{"E2"}, Verdict: "FAILED"},
+	// The Redis members: the flow's store is the Redis adapter
+	// (reference/redisstore); the bug is in how the key is held there.
+	{Name: "redis-get-set", Kind: "broken", Bug: "check-then-act on Redis: GET the key, charge, then SET the response", Incident: "two concurrent duplicates both miss the GET and both charge, each under its own gateway request id", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED",
+		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+	{Name: "redis-short-lock", Kind: "broken", Bug: "the in-progress key is a Redis lock with a 500ms TTL that is never renewed; a slower gateway call outlives it", Incident: "the lock lapses during a slow charge; the next duplicate claims the key afresh and charges again", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED",
+		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
 	{Name: "no-recovery", Kind: "broken", Bug: "no lease takeover and no sweeper: a key whose owner crashed stays in progress", Incident: "after a crash the order can never be completed or retried", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
 	// passthrough-key declares the 30-day TTL it keeps in production,
 	// against Stripe's 24h (the default provider key lifetime): the
@@ -135,6 +145,8 @@ var Members = []Member{
 	// them equal).
 	{Name: "own-shape", Kind: "garden", Bug: "none: its own request shape (POST /orders/{order_id}/payments, a form body requiring customer and payment_method) and a currency answered in capitals", Family: "key-reuse",
 		Protocol: &target.Protocol{Path: "/orders/{order_id}/payments", Encoding: target.EncodingForm, Body: mustBody(OwnShapeBody)}},
+	{Name: "redis-store", Kind: "garden", Bug: "none: keys in Redis: SET NX PX claim, owner token checked by a Lua script on every write, lease renewed during the gateway call, intent recorded before the call", Family: "crash-window",
+		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
 }
 
 // OwnShapeBody is own-shape's protocol.body: the payment's values, the
@@ -212,12 +224,20 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 		pol = *m.Policy
 	}
 	args := append(append([]string{"--variant=" + m.Name}, testFlags...), m.Flags...)
+	env := map[string]string{"LISTEN_ADDR": "{{.ListenAddr}}", "GATEWAY_URL": "{{.GatewayURL}}",
+		"GATEWAY_API_KEY": "{{.GatewayAPIKey}}", "IDEMPOTENCY_TTL": "{{.TTL}}"}
+	needs := m.Needs
+	if needs == nil {
+		needs = []string{"postgres"}
+	}
+	for _, n := range needs {
+		if v, ok := storeEnv[n]; ok {
+			env[v[0]] = v[1]
+		}
+	}
 	t := &target.Target{
-		Name: m.Name, Description: m.Bug, Needs: []string{"postgres"},
-		Start: target.Start{Command: filepath.Join(binDir, "reference-server"), Args: args, Env: map[string]string{
-			"LISTEN_ADDR": "{{.ListenAddr}}", "DATABASE_URL": "{{.DatabaseURL}}", "GATEWAY_URL": "{{.GatewayURL}}",
-			"GATEWAY_API_KEY": "{{.GatewayAPIKey}}", "IDEMPOTENCY_TTL": "{{.TTL}}",
-		}},
+		Name: m.Name, Description: m.Bug, Needs: needs,
+		Start:  target.Start{Command: filepath.Join(binDir, "reference-server"), Args: args, Env: env},
 		Policy: pol,
 	}
 	if m.Protocol != nil {
@@ -227,6 +247,13 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 		return nil, fmt.Errorf("built-in %s: %w", m.Name, err)
 	}
 	return t, nil
+}
+
+// storeEnv is the variable through which reference-server reads each
+// store's address, and its template.
+var storeEnv = map[string][2]string{
+	"postgres": {"DATABASE_URL", "{{.DatabaseURL}}"},
+	"redis":    {"REDIS_URL", "{{.RedisURL}}"},
 }
 
 // FindBinDir finds the directory holding reference-server: the

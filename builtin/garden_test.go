@@ -104,8 +104,16 @@ func TestMembers_Table(t *testing.T) {
 		if m.Kind == "broken" && (len(m.Expect) == 0 || m.Verdict == "") {
 			t.Errorf("%s: a zoo member declares the check it fails", m.Name)
 		}
-		if _, err := m.Target(t.TempDir()); err != nil {
+		tg, err := m.Target(t.TempDir())
+		if err != nil {
 			t.Errorf("%s: %v", m.Name, err)
+			continue
+		}
+		if tg.NeedsStore("redis") && (!slices.Contains(tg.Start.Args, "--store=redis") || tg.Start.Env["REDIS_URL"] != "{{.RedisURL}}") {
+			t.Errorf("%s needs Redis but does not run on it: args %v, env %v", m.Name, tg.Start.Args, tg.Start.Env)
+		}
+		if tg.NeedsPostgres() != (tg.Start.Env["DATABASE_URL"] != "") {
+			t.Errorf("%s: needs %v but DATABASE_URL is %q", m.Name, tg.Needs, tg.Start.Env["DATABASE_URL"])
 		}
 	}
 	if kinds["garden"] < 4 || kinds["broken"] < 14 {

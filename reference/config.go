@@ -30,8 +30,11 @@ const (
 
 // Config configures a Server. Zero durations take the defaults above.
 type Config struct {
-	// Pool is the database; Migrate must have run on it.
+	// Pool is the PostgreSQL database of the default store; Migrate must
+	// have run on it. Unused when Store is set.
 	Pool *pgxpool.Pool
+	// Store is the key store adapter; default NewPostgresStore(Pool).
+	Store Store
 	// Gateway is the payment gateway client.
 	Gateway *Gateway
 	// TTL is how long a finished key's full record is kept, from the first
@@ -75,8 +78,11 @@ type Config struct {
 }
 
 func (c Config) withDefaults() (Config, error) {
-	if c.Pool == nil {
-		return c, errors.New("reference: Config.Pool is required")
+	if c.Store == nil && c.Pool == nil {
+		return c, errors.New("reference: Config.Pool or Config.Store is required")
+	}
+	if c.Store == nil {
+		c.Store = NewPostgresStore(c.Pool)
 	}
 	if c.Gateway == nil {
 		return c, errors.New("reference: Config.Gateway is required")

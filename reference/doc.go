@@ -4,10 +4,11 @@
 // raises no false alarms, and is meant to be copied. README.md has the state
 // machine, the dedupe window and the failure handling in prose.
 //
-// Replicas are stateless: every decision is one conditional statement in
-// PostgreSQL (INSERT … ON CONFLICT DO NOTHING, UPDATE … WHERE lease expired,
-// FOR UPDATE SKIP LOCKED), so any number of replicas on one database are as
-// safe as one. No in-process lock is trusted for safety.
+// Replicas are stateless: every decision is one atomic operation of the
+// key store (in PostgreSQL a conditional statement: INSERT … ON CONFLICT DO
+// NOTHING, UPDATE … WHERE lease expired, FOR UPDATE SKIP LOCKED), so any
+// number of replicas on one database are as safe as one. No in-process
+// lock is trusted for safety.
 //
 // The pieces are small and exported. The charge flow is written once: a
 // broken variant of the zoo is this Server with [Hooks] set (one step of
@@ -48,19 +49,31 @@
 //
 // # Storage
 //
-//   - [Store]: [Store.Claim] (claim or read the existing row in one round
-//     trip), [Store.Lookup], [Store.Register] (a waiter), [Store.Finish] and
-//     [Store.Release] (with NOTIFY to registered waiters), [Store.TakeOver]
-//     and [Store.LeaseStale] (recovery, SKIP LOCKED), [Store.Reclaim],
-//     [Store.Expire] (compaction into tombstones, then deletion).
+//   - [Store]: the key store adapter interface the flow runs on, with the
+//     atomicity each method must guarantee: [Store.Claim] (insert-if-absent,
+//     returning the existing record), [Store.Lookup], [Store.Register] (a
+//     waiter), [Store.Finish] (by the holder of the request id) and
+//     [Store.Release] (by the lease owner), [Store.TakeOver] and
+//     [Store.LeaseStale] (recovery once a lease expired), [Store.Reclaim],
+//     [Store.Expire] (compaction into tombstones, then deletion),
+//     [Store.RenewLeases], [Store.Ping]. [Notifier] is a store's optional
+//     ability to wake waiters at once.
+//   - [PostgresStore] ([NewPostgresStore]): the PostgreSQL adapter, one
+//     statement per transition (INSERT … ON CONFLICT DO NOTHING, UPDATE …
+//     WHERE lease expired, FOR UPDATE SKIP LOCKED), waking waiters with
+//     LISTEN/NOTIFY. reference/redisstore is the Redis adapter; a
+//     [Config.Store] selects one.
 //   - [Claim], [Record], the State* constants.
 //   - [Keeper]: one per replica, renews the [Lease]s of the claims in
-//     flight, all due ones in one statement ([Store.RenewLeases]).
+//     flight, all due ones in one call ([Store.RenewLeases]).
 //
 // # Waiting
 //
-//   - [Hub]: one LISTEN connection per replica fanned out to in-process
-//     [Subscription]s; a finish notification carries the result ([Notice]).
+//   - [Hub]: one subscription to the store's notifications per replica
+//     ([Notifier]; LISTEN for PostgreSQL), fanned out to in-process
+//     [Subscription]s; a finish notification carries the result ([Notice],
+//     [FinishPayload]). Over a store that does not notify, the hub wakes
+//     its waiters every [PollInterval].
 //
 // # The gateway
 //

@@ -3,32 +3,30 @@ package reference
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Hub is one replica's LISTEN connection, fanned out to the requests waiting
-// in this process: one database connection per replica however many
-// duplicates wait, instead of one per waiter. A waiter Subscribes to its key
-// before it registers on the key's row (Store.Register), so the NOTIFY of
-// any finish after the registration reaches it.
+// Hub is one replica's subscription to its store's notifications
+// (Notifier: LISTEN/NOTIFY for PostgreSQL), fanned out to the requests
+// waiting in this process: one database connection per replica however
+// many duplicates wait, instead of one per waiter. A waiter Subscribes to
+// its key before it registers on the key (Store.Register), so the
+// notification of any finish after the registration reaches it. Over a
+// store that does not notify, the hub wakes every waiter each
+// PollInterval instead.
 //
 // Notifications are a latency optimisation, never a safety mechanism: when
 // the connection drops, every waiter is woken on reconnect to re-read its
 // key (notifications may have been lost meanwhile), and waiters also wake at
 // their lease deadline and max wait on their own.
 type Hub struct {
-	connect func(context.Context) (*pgx.Conn, error)
-	log     *slog.Logger
+	listen func(ctx context.Context, subscribed func(), deliver func(payload string)) error // nil: poll
+	log    *slog.Logger
 
 	mu   sync.Mutex
 	subs map[string]map[*Subscription]struct{}
@@ -57,9 +55,17 @@ type Notice struct {
 	Result    *Result // nil: read the key
 }
 
+// FinishPayload is the payload of a finish notification: NotifyPayload,
+// then " <status> <request id> <body hex>", so the woken waiters answer
+// with the result without reading the key. PostgresStore.Finish builds the
+// same in SQL.
+func FinishPayload(tenant string, keyHash []byte, requestID string, res Result) string {
+	return NotifyPayload(tenant, keyHash) + " " + strconv.Itoa(res.Status) + " " + requestID + " " + hex.EncodeToString(res.Body)
+}
+
 // parseNotify splits a payload into the routing key and its notice. The
-// payload is "<tenant>.<key hash hex>", optionally followed by
-// " <status> <request id> <body hex>" (see Store.Finish).
+// payload is NotifyPayload, optionally followed by " <status> <request id>
+// <body hex>" (FinishPayload).
 func parseNotify(payload string) (string, Notice) {
 	key, rest, ok := strings.Cut(payload, " ")
 	if !ok {
@@ -77,16 +83,19 @@ func parseNotify(payload string) (string, Notice) {
 	return key, Notice{RequestID: f[1], Result: &Result{Status: status, Body: body}}
 }
 
-// NewHub returns a hub that listens through its own connection, made with
-// the pool's connection settings but outside the pool.
-func NewHub(pool *pgxpool.Pool, log *slog.Logger) *Hub {
-	cfg := pool.Config().ConnConfig
-	return &Hub{
-		connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg.Copy()) },
-		log:     log,
-		subs:    make(map[string]map[*Subscription]struct{}),
-		ready:   make(chan struct{}),
+// PollInterval is how often a hub over a store without notifications
+// (no Notifier) wakes every waiter to read its key again: the bound on how
+// late a waiter learns that its key was finished.
+const PollInterval = 100 * time.Millisecond
+
+// NewHub returns the hub of a store: it listens through the store's
+// notifications when the store is a Notifier, and polls otherwise.
+func NewHub(store Store, log *slog.Logger) *Hub {
+	h := &Hub{log: log, subs: make(map[string]map[*Subscription]struct{}), ready: make(chan struct{})}
+	if n, ok := store.(Notifier); ok {
+		h.listen = n.Listen
 	}
+	return h
 }
 
 // Subscribe registers interest in a key; Close the subscription when done.
@@ -131,10 +140,11 @@ func (s *Subscription) wake(n Notice) {
 	}
 }
 
-// Ready is closed once the hub has listened for the first time.
+// Ready is closed once the hub has listened (or polled) for the first time.
 func (h *Hub) Ready() <-chan struct{} { return h.ready }
 
-// Listening reports whether the LISTEN connection is up.
+// Listening reports whether the hub is subscribed to the store's
+// notifications (or polling).
 func (h *Hub) Listening() bool { return h.listening.Load() }
 
 // Waiters is the number of subscriptions, for metrics and tests.
@@ -167,11 +177,16 @@ func (h *Hub) wakeAll() {
 	}
 }
 
-// Run listens until ctx ends, reconnecting with capped backoff.
+// Run listens until ctx ends, reconnecting with capped backoff; over a
+// store that does not notify, it polls.
 func (h *Hub) Run(ctx context.Context) error {
+	if h.listen == nil {
+		h.poll(ctx)
+		return nil
+	}
 	backoff := 50 * time.Millisecond
 	for ctx.Err() == nil {
-		err := h.session(ctx)
+		err := h.listen(ctx, h.subscribed, h.dispatch)
 		h.listening.Store(false)
 		if ctx.Err() != nil {
 			break
@@ -186,45 +201,19 @@ func (h *Hub) Run(ctx context.Context) error {
 	return nil
 }
 
-// session is one connection's life: LISTEN, wake everyone (anything sent
-// while we were away is lost), then dispatch until the connection fails.
-func (h *Hub) session(ctx context.Context) error {
-	conn, err := h.connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
-		return err
-	}
+// subscribed marks the hub listening and wakes everyone: anything sent
+// while it was away is lost.
+func (h *Hub) subscribed() {
 	h.listening.Store(true)
 	h.wakeAll()
 	h.readyOnce.Do(func() { close(h.ready) })
-	for {
-		n, err := h.wait(ctx, conn)
-		if err != nil {
-			return err
-		}
-		if n != nil {
-			h.dispatch(n.Payload)
-		}
-	}
 }
 
-// wait returns the next notification, or nil after an idle interval in
-// which a ping proved the connection alive: a silently dead connection
-// (a partition) is noticed within seconds instead of never.
-func (h *Hub) wait(ctx context.Context, conn *pgx.Conn) (*pgconn.Notification, error) {
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	n, err := conn.WaitForNotification(wctx)
-	cancel()
-	if err == nil || ctx.Err() != nil {
-		return n, err
-	}
-	if !errors.Is(err, context.DeadlineExceeded) && !pgconn.Timeout(err) {
-		return nil, err
-	}
-	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	return nil, conn.Ping(pctx)
+// poll wakes every waiter each PollInterval until ctx ends.
+func (h *Hub) poll(ctx context.Context) {
+	h.subscribed()
+	repeat(ctx, PollInterval, PollInterval, func() bool {
+		h.wakeAll()
+		return true
+	})
 }

@@ -50,3 +50,35 @@ func TestHub_FanOut(t *testing.T) {
 		t.Fatalf("waiters after close %d", n)
 	}
 }
+
+// quietStore is a store adapter without notifications: the PostgreSQL
+// adapter with its Listen hidden.
+type quietStore struct{ reference.Store }
+
+// Over a store that does not notify, the hub is ready at once and wakes
+// every waiter within a poll interval, so a waiter reads its key again
+// without any notification.
+func TestHub_PollsAStoreWithoutNotifications(t *testing.T) {
+	e := newEnv(t, envOptions{replicas: -1})
+	hub := reference.NewHub(quietStore{reference.NewPostgresStore(e.db)}, testLogger(t))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go hub.Run(ctx)
+	select {
+	case <-hub.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a polling hub never became ready")
+	}
+	sub := hub.Subscribe(reference.TenantID("sk"), reference.KeyHash("k1"))
+	defer sub.Close()
+	for range 3 {
+		select {
+		case n := <-sub.C:
+			if n.Result != nil {
+				t.Fatalf("a poll carried a result: %+v", n)
+			}
+		case <-time.After(10 * reference.PollInterval):
+			t.Fatal("a waiter was not woken by the poll")
+		}
+	}
+}

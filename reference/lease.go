@@ -2,12 +2,9 @@ package reference
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Lease is a claim whose lease its owner holds while the claim's gateway
@@ -21,39 +18,9 @@ type Lease struct {
 	Granted time.Time
 }
 
-// id names the claim a lease is on.
-func (l Lease) id() string { return l.Tenant + "\x00" + string(l.KeyHash) + "\x00" + l.RequestID }
-
-// RenewLeases extends owner's leases on the unresolved keys it holds, each
-// under its request id, to now+lease (never shortening one), in one
-// statement. It returns the ids (Lease.id) of the leases still owner's;
-// the others were taken over, released or finished.
-func (s *Store) RenewLeases(ctx context.Context, owner string, leases []Lease, now time.Time, lease time.Duration) (map[string]bool, error) {
-	tenants, hashes, ids := make([]string, len(leases)), make([][]byte, len(leases)), make([]string, len(leases))
-	for i, l := range leases {
-		tenants[i], hashes[i], ids[i] = l.Tenant, l.KeyHash, l.RequestID
-	}
-	rows, err := s.pool.Query(ctx, `
-		UPDATE idempotency_keys k SET lease_until = GREATEST(k.lease_until, $5)
-		FROM unnest($1::text[], $2::bytea[], $3::text[]) AS h(tenant, key_hash, request_id)
-		WHERE k.tenant = h.tenant AND k.key_hash = h.key_hash AND k.request_id = h.request_id
-			AND k.lease_owner = $4 AND k.state IN ('in_progress', 'needs_recovery')
-		RETURNING k.tenant, k.key_hash, k.request_id`,
-		tenants, hashes, ids, owner, now.Add(lease))
-	if err != nil {
-		return nil, fmt.Errorf("renew leases: %w", err)
-	}
-	held := map[string]bool{}
-	var l Lease
-	_, err = pgx.ForEachRow(rows, []any{&l.Tenant, &l.KeyHash, &l.RequestID}, func() error {
-		held[l.id()] = true
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("renew leases: %w", err)
-	}
-	return held, nil
-}
+// ID names the claim a lease is on: what Store.RenewLeases returns for
+// a lease still held.
+func (l Lease) ID() string { return l.Tenant + "\x00" + string(l.KeyHash) + "\x00" + l.RequestID }
 
 // Keeper holds the leases of one replica's claims in flight. It renews
 // every held lease every third of a lease length: a live owner is never
@@ -71,7 +38,7 @@ func (s *Store) RenewLeases(ctx context.Context, owner string, leases []Lease, n
 // keeps both askers to one charge. A lease is dropped when its holder
 // releases it or when its key is no longer the owner's.
 type Keeper struct {
-	store  *Store
+	store  Store
 	owner  string
 	length time.Duration
 	every  time.Duration
@@ -93,7 +60,7 @@ type heldLease struct {
 // NewKeeper returns a keeper renewing owner's leases of length with now's
 // clock (stored times); it waits with real timers. It runs a goroutine
 // only while it holds a lease.
-func NewKeeper(store *Store, owner string, length time.Duration, now func() time.Time, log *slog.Logger) *Keeper {
+func NewKeeper(store Store, owner string, length time.Duration, now func() time.Time, log *slog.Logger) *Keeper {
 	return &Keeper{store: store, owner: owner, length: length, every: max(length/3, time.Millisecond), now: now, log: log,
 		held: map[*heldLease]struct{}{}, wake: make(chan struct{}, 1)}
 }
@@ -213,7 +180,7 @@ func (k *Keeper) drop(batch []*heldLease, held map[string]bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, h := range batch {
-		if !held[h.id()] {
+		if !held[h.ID()] {
 			delete(k.held, h)
 		}
 	}

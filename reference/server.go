@@ -19,10 +19,11 @@ const dbTimeout = 10 * time.Second
 
 // Server is the reference idempotency server: a stateless replica. Any
 // number of Servers on one database are as safe as one, because every
-// decision is a single conditional statement in PostgreSQL.
+// decision is a single atomic operation of its Store (a conditional
+// statement in PostgreSQL).
 type Server struct {
 	cfg    Config
-	store  *Store
+	store  Store
 	hub    *Hub
 	keeper *Keeper
 	gw     *Gateway
@@ -40,12 +41,12 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	log := cfg.Logger.With("replica", cfg.ReplicaID)
-	store := NewStore(cfg.Pool)
+	store := cfg.Store
 	return &Server{
 		cfg:    cfg,
 		store:  store,
 		keeper: NewKeeper(store, cfg.ReplicaID, cfg.Lease, cfg.Now, log),
-		hub:    NewHub(cfg.Pool, log),
+		hub:    NewHub(store, log),
 		gw:     cfg.Gateway,
 		m:      NewMetrics(cfg.Registry),
 		log:    log,
@@ -53,8 +54,8 @@ func New(cfg Config) (*Server, error) {
 	}, nil
 }
 
-// Store is the server's database access, for tests and variants.
-func (s *Server) Store() *Store { return s.store }
+// Store is the server's key store adapter, for tests and variants.
+func (s *Server) Store() Store { return s.store }
 
 // Hub is the server's notification listener.
 func (s *Server) Hub() *Hub { return s.hub }
@@ -105,7 +106,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	status, code := "ok", http.StatusOK
-	if err := s.cfg.Pool.Ping(ctx); err != nil {
+	if err := s.store.Ping(ctx); err != nil {
 		status, code = "database unreachable", http.StatusServiceUnavailable
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -316,7 +316,7 @@ func TestServer_LiveOwnerKeepsItsLease(t *testing.T) {
 // is not renewed.
 func TestLease_FirstRenewalCountsFromTheGrant(t *testing.T) {
 	e := newEnv(t, envOptions{replicas: -1})
-	store := reference.NewStore(e.db)
+	store := reference.NewPostgresStore(e.db)
 	now := time.Now()
 	claim := heldClaim(t, store, "slow-owner", now.Add(-time.Hour), time.Hour)
 	keeper := reference.NewKeeper(store, claim.Owner, time.Hour, time.Now, testLogger(t))
@@ -343,7 +343,7 @@ func TestLease_FirstRenewalCountsFromTheGrant(t *testing.T) {
 // way when it is released may still land).
 func TestKeeper_RenewsAllHeldClaimsInOneStatement(t *testing.T) {
 	e := newEnv(t, envOptions{replicas: -1})
-	store := reference.NewStore(e.db)
+	store := reference.NewPostgresStore(e.db)
 	const length, n = 1500 * time.Millisecond, 12
 	keeper := reference.NewKeeper(store, "keeper-owner", length, time.Now, testLogger(t))
 	claims := make([]reference.Claim, n)
@@ -392,7 +392,7 @@ func TestKeeper_RenewsAllHeldClaimsInOneStatement(t *testing.T) {
 }
 
 // heldClaim claims a fresh key for owner with a lease granted at granted.
-func heldClaim(t *testing.T, store *reference.Store, owner string, granted time.Time, lease time.Duration) reference.Claim {
+func heldClaim(t *testing.T, store reference.Store, owner string, granted time.Time, lease time.Duration) reference.Claim {
 	t.Helper()
 	tenant, key := uniq("sk"), uniq("key")
 	claim := reference.Claim{Tenant: reference.TenantID(tenant), KeyHash: reference.KeyHash(key), Key: key, Fingerprint: []byte("fp"),

@@ -1,13 +1,15 @@
 // Command reference-server runs the reference idempotency server: the charge
-// protocol of docs/protocol.md on PostgreSQL, charging through a Stripe-like
-// gateway. Configuration comes from the environment (LISTEN_ADDR,
-// DATABASE_URL, GATEWAY_URL, GATEWAY_API_KEY, IDEMPOTENCY_TTL, …) and from
+// protocol of docs/protocol.md, its keys in PostgreSQL or Redis (STORE),
+// charging through a Stripe-like gateway. Configuration comes from the
+// environment (LISTEN_ADDR, DATABASE_URL or REDIS_URL, GATEWAY_URL,
+// GATEWAY_API_KEY, IDEMPOTENCY_TTL, …) and from
 // flags of the same meaning, flags winning. It prints
 // "reference-server listening on http://ADDR" once it serves, and shuts down
 // gracefully on SIGINT or SIGTERM, letting in-flight requests finish.
 //
-// It imports only reference, reference/zoo and reference/garden: the
-// server under test knows nothing of the harness that judges it.
+// It imports only reference, its store adapters, reference/zoo and
+// reference/garden: the server under test knows nothing of the harness
+// that judges it.
 package main
 
 import (
@@ -28,8 +30,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/idemcheck/idemcheck/reference"
+	"github.com/idemcheck/idemcheck/reference/redisstore"
 	"github.com/idemcheck/idemcheck/reference/zoo"
 )
 
@@ -53,8 +57,9 @@ var errUsage = errors.New("usage")
 
 // options is the parsed configuration.
 type options struct {
-	listen, databaseURL, gatewayURL, gatewayAPIKey, logLevel, logFormat string
-	variant                                                             zoo.Variant
+	listen, store, databaseURL, redisURL, gatewayURL, gatewayAPIKey, logLevel, logFormat string
+	variant                                                                              zoo.Variant
+	redisOptions                                                                         *redis.Options // parsed --redis-url
 
 	ttl, tombstoneTTL, maxWait, lease, sweepInterval, recoveryAfter, gatewayTimeout, gatewayKeyWindow, startTimeout time.Duration
 }
@@ -104,7 +109,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs := flag.NewFlagSet("reference-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", env("LISTEN_ADDR", "127.0.0.1:8080"), "listen address (env LISTEN_ADDR)")
-	fs.StringVar(&o.databaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL (env DATABASE_URL)")
+	fs.StringVar(&o.store, "store", env("STORE", storePostgres), "where keys are kept: postgres or redis (env STORE)")
+	fs.StringVar(&o.databaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL, for --store=postgres (env DATABASE_URL)")
+	fs.StringVar(&o.redisURL, "redis-url", env("REDIS_URL", ""), "Redis URL redis://host:port/db, for --store=redis (env REDIS_URL)")
 	fs.StringVar(&o.gatewayURL, "gateway-url", env("GATEWAY_URL", ""), "payment gateway base URL (env GATEWAY_URL)")
 	fs.StringVar(&o.gatewayAPIKey, "gateway-api-key", env("GATEWAY_API_KEY", ""), "the server's secret key at the gateway (env GATEWAY_API_KEY)")
 	fs.StringVar(&o.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
@@ -133,8 +140,12 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	if o.variant, err = lookupVariant(*variant); err != nil {
 		return o, fmt.Errorf("%w: --variant: %v", errUsage, err)
 	}
+	storeURL, err := o.storeURL()
+	if err != nil {
+		return o, err
+	}
 	var missing []string
-	for _, req := range [][2]string{{"DATABASE_URL", o.databaseURL}, {"GATEWAY_URL", o.gatewayURL}, {"GATEWAY_API_KEY", o.gatewayAPIKey}} {
+	for _, req := range [][2]string{storeURL, {"GATEWAY_URL", o.gatewayURL}, {"GATEWAY_API_KEY", o.gatewayAPIKey}} {
 		if req[1] == "" {
 			missing = append(missing, req[0])
 		}
@@ -142,7 +153,29 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	if len(missing) > 0 {
 		return o, fmt.Errorf("%w: missing %s (environment or flag)", errUsage, strings.Join(missing, ", "))
 	}
+	if o.store == storeRedis {
+		if o.redisOptions, err = redisstore.ParseURL(o.redisURL); err != nil {
+			return o, fmt.Errorf("%w: --redis-url (REDIS_URL): %v (want redis://host:port/db)", errUsage, err)
+		}
+	}
 	return o, nil
+}
+
+// The stores --store selects.
+const (
+	storePostgres = "postgres"
+	storeRedis    = "redis"
+)
+
+// storeURL is the variable naming the selected store and its value.
+func (o options) storeURL() ([2]string, error) {
+	switch o.store {
+	case storePostgres:
+		return [2]string{"DATABASE_URL", o.databaseURL}, nil
+	case storeRedis:
+		return [2]string{"REDIS_URL", o.redisURL}, nil
+	}
+	return [2]string{}, fmt.Errorf("%w: --store: unknown store %q: expected %s or %s", errUsage, o.store, storePostgres, storeRedis)
 }
 
 func newLogger(o options, w io.Writer) (*slog.Logger, error) {
@@ -166,16 +199,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	pool, err := openDatabase(ctx, o, log)
+	cfg, closeStore, err := openStore(ctx, o, log)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	defer closeStore()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv, err := o.variant.New(reference.Config{
-		Pool:             pool,
+		Pool:             cfg.Pool,
+		Store:            cfg.Store,
 		Gateway:          reference.NewGateway(o.gatewayURL, o.gatewayAPIKey, o.gatewayTimeout),
 		TTL:              o.ttl,
 		TombstoneTTL:     o.tombstoneTTL,
@@ -193,6 +227,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return serve(ctx, o, srv, log, stdout)
 }
 
+// openStore opens the store --store selects: the Config fields that name
+// it, and how to close it.
+func openStore(ctx context.Context, o options, log *slog.Logger) (reference.Config, func(), error) {
+	if o.store == storeRedis {
+		client, err := openRedis(ctx, o, log)
+		if err != nil {
+			return reference.Config{}, nil, err
+		}
+		return reference.Config{Store: redisstore.New(client)}, func() { client.Close() }, nil
+	}
+	pool, err := openDatabase(ctx, o, log)
+	if err != nil {
+		return reference.Config{}, nil, err
+	}
+	return reference.Config{Pool: pool}, pool.Close, nil
+}
+
 // openDatabase connects (retrying while the database starts) and migrates.
 func openDatabase(ctx context.Context, o options, log *slog.Logger) (*pgxpool.Pool, error) {
 	cfg, err := reference.PoolConfig(o.databaseURL)
@@ -203,19 +254,38 @@ func openDatabase(ctx context.Context, o options, log *slog.Logger) (*pgxpool.Po
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
+	if err := untilReady(ctx, o, log, func(ctx context.Context) error { return reference.Migrate(ctx, pool) }); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	return pool, nil
+}
+
+// openRedis connects, retrying while Redis starts.
+func openRedis(ctx context.Context, o options, log *slog.Logger) (*redis.Client, error) {
+	client := redis.NewClient(o.redisOptions)
+	if err := untilReady(ctx, o, log, func(ctx context.Context) error { return client.Ping(ctx).Err() }); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("redis: %w", err)
+	}
+	return client, nil
+}
+
+// untilReady retries try (each attempt bounded to 5s) every 250ms until it
+// succeeds, ctx ends or --start-timeout passes.
+func untilReady(ctx context.Context, o options, log *slog.Logger, try func(context.Context) error) error {
 	deadline := time.Now().Add(o.startTimeout)
 	for {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err = reference.Migrate(pctx, pool)
+		err := try(pctx)
 		cancel()
 		if err == nil {
-			return pool, nil
+			return nil
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
-			pool.Close()
-			return nil, fmt.Errorf("database: %w", err)
+			return err
 		}
-		log.Warn("database not ready; retrying", "err", err)
+		log.Warn("store not ready; retrying", "store", o.store, "err", err)
 		select {
 		case <-ctx.Done():
 		case <-time.After(250 * time.Millisecond):

@@ -19,11 +19,12 @@ var rank = map[string]int{
 	"internal/daemon":       0,
 	"scenarios/conformance": 0,
 
-	"checker": 1, "target": 1, "internal/pgcluster": 1, "internal/redisserver": 1, "internal/mysqlserver": 1, "reference/zoo": 1,
+	"checker": 1, "target": 1, "internal/pgcluster": 1, "internal/redisserver": 1, "internal/mysqlserver": 1, "reference/redisstore": 1,
 
-	"client": 2, "harness": 2, "internal/pgtest": 2, "internal/redistest": 2, "internal/mysqltest": 2, "reference/garden": 2, "reports": 2, "builtin": 2,
+	"client": 2, "harness": 2, "internal/pgtest": 2, "internal/redistest": 2, "internal/mysqltest": 2, "reports": 2, "builtin": 2,
+	"reference/zoo": 2,
 
-	"faults": 3, "harness/process": 3, "harness/docker": 3,
+	"faults": 3, "harness/process": 3, "harness/docker": 3, "reference/garden": 3,
 
 	"scenarios": 4, "harness/harnesstest": 4,
 

@@ -17,7 +17,10 @@
 // another key. in_flight_429.go: 429 + Retry-After to a duplicate in
 // flight. exact_ttl.go: keys forgotten exactly at the TTL, which is also
 // the retry window it promises. stripe_body.go: a Stripe-shaped response
-// body, the order under metadata.order_id. wrap.go: the shared wrapper.
+// body, the order under metadata.order_id. own_shape.go: a request shape
+// of its own (a path with the order, a form body). redis_store.go: the keys in
+// Redis (reference/redisstore). garden.go: the registry and the shared
+// wrapper.
 //
 // builtin.Members (kind "garden") says which family exercises each choice;
 // the self-validation test holds the garden to "never FAILED".

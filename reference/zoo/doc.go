@@ -24,7 +24,10 @@
 // no_recovery.go, crash_blind.go, sweeper_recharges.go. Configuration
 // wrappers around the reference itself: short_expiry.go (no tombstone),
 // short_retention.go (tombstones for 3 TTLs), no_wait_409.go (no
-// waiting).
+// waiting). On the Redis store (reference/redisstore, --store=redis):
+// redis_get_set.go (check-then-act: GET, charge, SET) and
+// redis_short_lock.go (the key in flight is a lock whose TTL lapses
+// during a slow gateway call).
 //
 // builtin.Members says which scenario family finds each bug and which
 // check it must fail; the self-validation test holds the zoo to it.

@@ -20,7 +20,7 @@ var releaseOnError = Variant{
 	Bug:  "deletes the key when the gateway call errors, so a retry starts afresh with a new request id",
 	New: hooked(func(s *reference.Server) reference.Hooks {
 		return reference.Hooks{Indeterminate: func(ctx context.Context, j reference.Job) {
-			if _, err := s.Store().Pool().Exec(ctx,
+			if _, err := s.Config().Pool.Exec(ctx,
 				`DELETE FROM idempotency_keys WHERE tenant = $1 AND key_hash = $2 AND request_id = $3`,
 				j.Tenant, j.KeyHash, j.RequestID); err != nil {
 				s.Config().Logger.Warn("release key after gateway error", "err", err)

@@ -21,7 +21,7 @@ var staleLeaseNewID = Variant{
 	New: hooked(func(s *reference.Server) reference.Hooks {
 		return reference.Hooks{TakeoverID: func(ctx context.Context, rec *reference.Record) (string, error) {
 			id := reference.NewID("req_")
-			_, err := s.Store().Pool().Exec(ctx,
+			_, err := s.Config().Pool.Exec(ctx,
 				`UPDATE idempotency_keys SET request_id = $3 WHERE tenant = $1 AND key_hash = $2 AND lease_owner = $4`,
 				rec.Tenant, rec.KeyHash, id, s.Config().ReplicaID)
 			if err != nil {

@@ -76,7 +76,7 @@ const outboxSchema = `CREATE TABLE IF NOT EXISTS zoo_outbox (
 
 func push(ctx context.Context, s *reference.Server, j reference.Job) {
 	p := j.Params
-	_, err := s.Store().Pool().Exec(ctx, `INSERT INTO zoo_outbox VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+	_, err := s.Config().Pool.Exec(ctx, `INSERT INTO zoo_outbox VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
 		j.RequestID, p.Amount, p.Currency, p.OrderID, p.Description, time.Now().Add(redriveAfter*s.Config().RecoveryAfter))
 	if err != nil {
 		s.Config().Logger.Warn("outbox", "err", err)
@@ -86,7 +86,7 @@ func push(ctx context.Context, s *reference.Server, j reference.Job) {
 // redrive takes the outbox entries whose time has come (each by one
 // replica) and charges them again under new gateway keys: the bug.
 func redrive(ctx context.Context, s *reference.Server) {
-	rows, err := s.Store().Pool().Query(ctx, `DELETE FROM zoo_outbox WHERE request_id IN (
+	rows, err := s.Config().Pool.Query(ctx, `DELETE FROM zoo_outbox WHERE request_id IN (
 		SELECT request_id FROM zoo_outbox WHERE due < now() FOR UPDATE SKIP LOCKED)
 		RETURNING amount, currency, order_id, description`)
 	if err != nil {

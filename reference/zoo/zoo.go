@@ -37,7 +37,7 @@ var variants = []Variant{
 	{Name: "reference", Bug: "none", New: newReference},
 	naive, noFingerprint, rawFingerprint, inprocessMutex, releaseOnError, staleLeaseNewID,
 	sweeperFailsInProgress, shortExpiry, globalKeys, noWait409, noRecovery,
-	sweeperRecharges, crashBlind, shortRetention, passthroughKey,
+	sweeperRecharges, crashBlind, shortRetention, passthroughKey, redisGetSet, redisShortLock,
 }
 
 // Lookup finds a variant by name; an unknown name's error lists the valid ones.

@@ -2,6 +2,7 @@ package zoo_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/internal/pgtest"
 	"github.com/idemcheck/idemcheck/reference"
+	"github.com/idemcheck/idemcheck/reference/redisstore"
 	"github.com/idemcheck/idemcheck/reference/zoo"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -49,6 +51,22 @@ func TestSweeperRecharges_ReplicasStartTogether(t *testing.T) {
 	for err := range errs {
 		if err != nil {
 			t.Errorf("replica start: %v", err)
+		}
+	}
+}
+
+// A member built on Redis refuses to start on another store rather than
+// run as a different server under its name.
+func TestRedisMembers_RefuseAnotherStore(t *testing.T) {
+	for _, name := range []string{"redis-get-set", "redis-short-lock"} {
+		v, err := zoo.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = v.New(reference.Config{Store: reference.NewPostgresStore(nil),
+			Gateway: reference.NewGateway("http://127.0.0.1:1", "sk_test", time.Second), Logger: slog.New(slog.DiscardHandler)})
+		if !errors.Is(err, redisstore.ErrNotRedis) {
+			t.Errorf("%s on PostgreSQL: %v, want ErrNotRedis", name, err)
 		}
 	}
 }

@@ -1,0 +1,47 @@
+package redisstore_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/reference"
+)
+
+// A waiter that registered on a key is woken by its finish through Redis
+// pub/sub, with the result; a key nobody waits on publishes nothing.
+func TestStore_FinishWakesRegisteredWaiters(t *testing.T) {
+	s := newStore(t)
+	hub := reference.NewHub(s, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go hub.Run(ctx)
+	eventually(t, "the hub subscribes", hub.Listening)
+	now := time.Now()
+	c := newClaim("owner", now, time.Minute)
+	mustClaim(t, s, c)
+	sub := hub.Subscribe(c.Tenant, c.KeyHash)
+	defer sub.Close()
+	if rec, err := s.Register(t.Context(), c.Tenant, c.KeyHash); rec == nil || err != nil {
+		t.Fatalf("register: %+v %v", rec, err)
+	}
+	if ok, err := s.Finish(t.Context(), c.Tenant, c.KeyHash, c.RequestID, charged, now); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	timeout := time.After(10 * time.Second)
+	var n reference.Notice
+	for n.Result == nil { // an empty notice is a spurious wake-up, allowed
+		select {
+		case n = <-sub.C:
+		case <-timeout:
+			t.Fatal("the waiter was not woken by the finish")
+		}
+	}
+	if n.RequestID != c.RequestID || n.Result.Status != 201 || string(n.Result.Body) != string(charged.Body) {
+		t.Fatalf("notice %+v", n)
+	}
+	if rec, err := s.Register(t.Context(), c.Tenant, c.KeyHash); rec != nil || err != nil {
+		t.Fatalf("registered on a finished key: %+v %v", rec, err)
+	}
+}
