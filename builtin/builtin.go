@@ -46,6 +46,11 @@ type Member struct {
 	Denies string
 	// Flags are extra reference-server flags the variant needs.
 	Flags []string
+	// Variant is the reference-server --variant the member runs; "" is its
+	// Name. A member that is the reference itself with another
+	// configuration (Flags) names "reference": it certifies that
+	// configuration of the reference, not a copy of it.
+	Variant string
 	// OrderField overrides the target's protocol.fields.order_id (a
 	// dialect: "/metadata/order_id" is a JSON pointer).
 	OrderField string
@@ -112,6 +117,20 @@ var Members = []Member{
 	{Name: "exact-ttl", Kind: "garden", Bug: "none: keys expire exactly at the TTL, which is also the retry window it promises", Family: "late-retry",
 		Policy: &target.Policy{TTL: TestPolicy.TTL, RetryWindow: TestPolicy.TTL, RecoveryWindow: TestPolicy.RecoveryWindow, MaxWait: TestPolicy.MaxWait}},
 	{Name: "stripe-body", Kind: "garden", Bug: "none: Stripe-shaped bodies, the order under metadata.order_id", Family: "concurrent-duplicates", OrderField: "/metadata/order_id"},
+	// payment-intents is the reference charging through Stripe's
+	// PaymentIntents: crash-window exercises the gateway call it changes
+	// (the key sent with it, the answer read from it, the search that
+	// recovers it).
+	{Name: "payment-intents", Kind: "garden", Variant: "reference", Bug: "none: charges through PaymentIntents (create with confirm=true) instead of /v1/charges", Family: "crash-window",
+		Flags: []string{"--gateway-api=payment_intents"}},
+}
+
+// ServerVariant is the reference-server --variant the member runs.
+func (m Member) ServerVariant() string {
+	if m.Variant != "" {
+		return m.Variant
+	}
+	return m.Name
 }
 
 // ErrUnknown is returned for a name that is not in the table.
@@ -168,7 +187,7 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 	if m.Policy != nil {
 		pol = *m.Policy
 	}
-	args := append(append([]string{"--variant=" + m.Name}, testFlags...), m.Flags...)
+	args := append(append([]string{"--variant=" + m.ServerVariant()}, testFlags...), m.Flags...)
 	t := &target.Target{
 		Name: m.Name, Description: m.Bug, Needs: []string{"postgres"},
 		Start: target.Start{Command: filepath.Join(binDir, "reference-server"), Args: args, Env: map[string]string{

@@ -32,7 +32,8 @@ const (
 type Config struct {
 	// Pool is the database; Migrate must have run on it.
 	Pool *pgxpool.Pool
-	// Gateway is the payment gateway client.
+	// Gateway is the payment gateway client; its API field says whether
+	// charges go through /v1/charges or PaymentIntents.
 	Gateway *Gateway
 	// TTL is how long a finished key's full record is kept, from the first
 	// request with the key.
@@ -80,6 +81,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Gateway == nil {
 		return c, errors.New("reference: Config.Gateway is required")
+	}
+	if _, err := ParseGatewayAPI(string(c.Gateway.API)); err != nil {
+		return c, fmt.Errorf("reference: Config.Gateway.API: %w", err)
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
