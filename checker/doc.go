@@ -99,7 +99,9 @@
 //     violation names both charges, both triggers and every request that
 //     was answered with either charge.
 //   - M2 no phantom success: every 2xx names a charge id the ledger holds as
-//     succeeded, and the response's amount, currency, order (and status, if
+//     succeeded (an answer naming a PaymentIntent names the charge its
+//     confirmation made, history.ChargeIDs: every check judges it as that
+//     charge; an unknown PaymentIntent is no such charge), and the response's amount, currency, order (and status, if
 //     present) are the ledger's; for an equal (or keyless) request, what it
 //     asked for must also be what was charged.
 //   - M3 no false failure: within an epoch, once an equal request got a
