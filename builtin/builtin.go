@@ -55,6 +55,11 @@ type Member struct {
 	// nil is PostgreSQL, the reference's. A member on another store also
 	// selects it with Flags (--store).
 	Needs []string
+	// Variant is the reference-server --variant the member runs; "" is its
+	// Name. A member that is the reference itself with another
+	// configuration (Flags) names "reference": it certifies that
+	// configuration of the reference, not a copy of it.
+	Variant string
 }
 
 // TestPolicy is what the built-ins declare in test mode: short TTLs and
@@ -147,6 +152,20 @@ var Members = []Member{
 		Protocol: &target.Protocol{Path: "/orders/{order_id}/payments", Encoding: target.EncodingForm, Body: mustBody(OwnShapeBody)}},
 	{Name: "redis-store", Kind: "garden", Bug: "none: keys in Redis: SET NX PX claim, owner token checked by a Lua script on every write, lease renewed during the gateway call, intent recorded before the call", Family: "crash-window",
 		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+	// payment-intents is the reference charging through Stripe's
+	// PaymentIntents: crash-window exercises the gateway call it changes
+	// (the key sent with it, the answer read from it, the search that
+	// recovers it).
+	{Name: "payment-intents", Kind: "garden", Variant: "reference", Bug: "none: charges through PaymentIntents (create with confirm=true) instead of /v1/charges", Family: "crash-window",
+		Flags: []string{"--gateway-api=payment_intents"}},
+}
+
+// ServerVariant is the reference-server --variant the member runs.
+func (m Member) ServerVariant() string {
+	if m.Variant != "" {
+		return m.Variant
+	}
+	return m.Name
 }
 
 // OwnShapeBody is own-shape's protocol.body: the payment's values, the
@@ -223,7 +242,7 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 	if m.Policy != nil {
 		pol = *m.Policy
 	}
-	args := append(append([]string{"--variant=" + m.Name}, testFlags...), m.Flags...)
+	args := append(append([]string{"--variant=" + m.ServerVariant()}, testFlags...), m.Flags...)
 	env := map[string]string{"LISTEN_ADDR": "{{.ListenAddr}}", "GATEWAY_URL": "{{.GatewayURL}}",
 		"GATEWAY_API_KEY": "{{.GatewayAPIKey}}", "IDEMPOTENCY_TTL": "{{.TTL}}"}
 	needs := m.Needs

@@ -78,16 +78,19 @@ func TestMembers_Table(t *testing.T) {
 	kinds := map[string]int{}
 	for _, m := range builtin.Members {
 		kinds[m.Kind]++
-		_, zerr := zoo.Lookup(m.Name)
-		_, gerr := garden.Lookup(m.Name)
+		_, zerr := zoo.Lookup(m.ServerVariant())
+		_, gerr := garden.Lookup(m.ServerVariant())
 		switch m.Kind {
 		case "reference", "broken":
-			if zerr != nil {
-				t.Errorf("%s: not in the zoo registry: %v", m.Name, zerr)
+			if zerr != nil || m.Variant != "" {
+				t.Errorf("%s: not in the zoo registry under its own name: %v", m.Name, zerr)
 			}
 		case "garden":
-			if gerr != nil || !errors.Is(zerr, zoo.ErrUnknown) {
+			if m.Variant == "" && (gerr != nil || !errors.Is(zerr, zoo.ErrUnknown)) {
 				t.Errorf("%s: want it in the garden registry only (zoo: %v, garden: %v)", m.Name, zerr, gerr)
+			}
+			if m.Variant != "" && (zerr != nil || len(m.Flags) == 0) {
+				t.Errorf("%s: runs variant %s (zoo: %v) and must say with which flags it differs (%v)", m.Name, m.Variant, zerr, m.Flags)
 			}
 			if len(m.Expect) > 0 || m.Verdict != "" {
 				t.Errorf("%s: a garden member expects nothing to fail, got %v %s", m.Name, m.Expect, m.Verdict)

@@ -110,9 +110,12 @@
 //     only the provider's idempotency had held the order, inside the
 //     provider's lifetime; a gateway without idempotency ignored it.
 //   - M2 no phantom success: every 2xx names a charge id the ledger holds as
-//     succeeded, and the response's amount, currency (an ISO 4217 code, in
-//     any case), order (and status, if present) are the ledger's; for an
-//     equal (or keyless) request, what it
+//     succeeded (an answer naming a PaymentIntent names the charge its
+//     confirmation made, history.ChargeIDs: every check judges it as that
+//     charge; an unknown PaymentIntent is no such charge), and the
+//     response's amount, currency (an ISO 4217 code, in any case), order
+//     (and status, if present) are the ledger's; for an equal (or keyless)
+//     request, what it
 //     asked for must also be what was charged.
 //   - M3 no false failure: within an epoch, once an equal request got a
 //     definitive failure (a 4xx but the retryable ones), no request of the

@@ -3,6 +3,7 @@ package checker_test
 import (
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
@@ -329,6 +330,57 @@ func TestGolden_Histories(t *testing.T) {
 			assertGolden(t, r, want)
 		})
 	}
+}
+
+// TestGolden_PaymentIntentAnswers re-checks every golden history as a
+// server charging through PaymentIntents would have recorded it: each
+// ledger charge made by a PaymentIntent pi_X, and each answer naming
+// pi_X instead of its charge ch_X. The judgement must be the golden's,
+// check for check and violation for violation: a PaymentIntent and its
+// charge are one money movement. An answer naming a PaymentIntent the
+// ledger does not know (m2_phantom's pi_9) is still no such charge.
+func TestGolden_PaymentIntentAnswers(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			h := asPaymentIntents(load(t, f))
+			r := checker.Check(h)
+			assertGolden(t, r, goldens[name])
+			if name == "m2_phantom.json" && !strings.Contains(explanations(r, "M2"), "the ledger holds no charge pi_9") {
+				t.Errorf("M2 on an unknown PaymentIntent: %s", explanations(r, "M2"))
+			}
+		})
+	}
+}
+
+// asPaymentIntents rewrites h's charge ids ch_X in answers to pi_X, and
+// records pi_X on the ledger charge ch_X.
+func asPaymentIntents(h *history.History) *history.History {
+	for i, c := range h.Charges {
+		h.Charges[i].PaymentIntent = "pi_" + strings.TrimPrefix(c.ID, "ch_")
+	}
+	for i, o := range h.Ops {
+		if rest, ok := strings.CutPrefix(o.ChargeID, "ch_"); ok {
+			h.Ops[i].ChargeID = "pi_" + rest
+		}
+	}
+	return h
+}
+
+func explanations(r checker.Result, id string) string {
+	var b strings.Builder
+	for _, c := range r.Checks {
+		for _, v := range c.Violations {
+			if c.ID == id {
+				b.WriteString(v.Explanation + "\n")
+			}
+		}
+	}
+	return b.String()
 }
 
 func load(t testing.TB, path string) *history.History {

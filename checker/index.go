@@ -120,7 +120,7 @@ func build(h *history.History) *index {
 		ix.promise = h.Policy.Promise()
 	}
 	ix.bandw = ix.band()
-	ix.indexOps(canonicalizer{})
+	ix.indexOps(canonicalizer{}, history.ChargeIDsOf(h.Charges))
 	ix.indexLineages()
 	for _, l := range ix.lineages {
 		ix.eps = append(ix.eps, l.epochs...)
@@ -135,15 +135,19 @@ func build(h *history.History) *index {
 }
 
 // indexOps wraps a copy of every op (the checker never writes to the
-// history) with its server-side key and canonical body, and reclassifies
-// its outcome (see judgedOutcome).
-func (ix *index) indexOps(canon canonicalizer) {
+// history) with its server-side key and canonical body, reclassifies its
+// outcome (see judgedOutcome), and resolves the id its answer names to
+// the ledger charge (an answer naming a PaymentIntent names the charge its
+// confirmation made), so every check judges that one money movement
+// whichever of its ids the server chose to show.
+func (ix *index) indexOps(canon canonicalizer, ids history.ChargeIDs) {
 	copies := slices.Clone(ix.h.Ops)
 	infos := make([]opInfo, len(copies))
 	ix.ops = make([]*opInfo, len(infos))
 	for i := range copies {
 		op := &copies[i]
 		op.Outcome = judgedOutcome(op)
+		op.ChargeID = ids.Resolve(op.ChargeID)
 		key, ok := serverKey(op)
 		infos[i] = opInfo{Op: op, key: key, keyed: ok, canon: canon.of(op)}
 		ix.ops[i] = &infos[i]

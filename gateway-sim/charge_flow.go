@@ -5,11 +5,13 @@ import (
 	"time"
 )
 
-// attempt is one POST /v1/charges on its way through the gateway.
+// attempt is one request that may move money (POST /v1/charges, a
+// PaymentIntent created or confirmed) on its way through the gateway.
 type attempt struct {
 	apiKey string
 	key    string // Idempotency-Key; "" when absent or ignored
 	req    *chargeRequest
+	intent *intentOp // nil for POST /v1/charges
 	nth    int64
 	entry  *idemEntry // the reservation under key, if any
 	plan   plan
@@ -17,14 +19,31 @@ type attempt struct {
 
 func (a *attempt) scope() idemScope { return idemScope{apiKey: a.apiKey, key: a.key} }
 
-// createCharge is POST /v1/charges. A decision takes one critical section
-// when no latency is injected: lookup, reservation and commit happen
-// together, so concurrent duplicates either find nothing (and one of them
-// charges) or find the committed charge (and replay it); none can see the
-// key in flight. Only a latency fault opens a window in which the key is in
-// flight and a duplicate gets Stripe's 409.
-func (s *Sim) createCharge(w http.ResponseWriter, r *http.Request) {
-	a, resp := s.admit(w, r)
+// movesMoney reports whether the request is one the gateway charges on:
+// every charge, and a PaymentIntent created with confirm=true or
+// confirmed. Faults apply to these only.
+func (a *attempt) movesMoney() bool { return a.intent == nil || a.intent.confirm }
+
+// parser reads a request's parameters into its attempt (req, and intent
+// for a PaymentIntent), or returns the Stripe error that refuses them.
+type parser func(r *http.Request, a *attempt, params []param) error
+
+func parseCharge(_ *http.Request, a *attempt, params []param) (err error) {
+	a.req, err = parseChargeRequest(params)
+	return err
+}
+
+// createCharge is POST /v1/charges.
+func (s *Sim) createCharge(w http.ResponseWriter, r *http.Request) { s.process(w, r, parseCharge) }
+
+// process takes a POST that may move money through the gateway. A
+// decision takes one critical section when no latency is injected: lookup,
+// reservation and commit happen together, so concurrent duplicates either
+// find nothing (and one of them charges) or find the committed charge (and
+// replay it); none can see the key in flight. Only a latency fault opens a
+// window in which the key is in flight and a duplicate gets Stripe's 409.
+func (s *Sim) process(w http.ResponseWriter, r *http.Request, parse parser) {
+	a, resp := s.admit(w, r, parse)
 	if resp == nil {
 		resp = s.decide(a)
 	}
@@ -38,7 +57,7 @@ func (s *Sim) createCharge(w http.ResponseWriter, r *http.Request) {
 // admit counts the request, authenticates it and validates its parameters;
 // a non-nil response ends the request there (nothing stored, nothing
 // charged, as Stripe saves no result for requests that fail validation).
-func (s *Sim) admit(w http.ResponseWriter, r *http.Request) (*attempt, *response) {
+func (s *Sim) admit(w http.ResponseWriter, r *http.Request, parse parser) (*attempt, *response) {
 	a := &attempt{nth: s.countRequest()}
 	var err error
 	if a.apiKey, err = apiKeyOf(r); err != nil {
@@ -49,7 +68,7 @@ func (s *Sim) admit(w http.ResponseWriter, r *http.Request) (*attempt, *response
 	}
 	params, err := readParams(w, r)
 	if err == nil {
-		a.req, err = parseChargeRequest(params)
+		err = parse(r, a, params)
 	}
 	if err != nil {
 		return a, errorResponse(asAPIError(err))
@@ -77,11 +96,17 @@ func (s *Sim) decide(a *attempt) *response {
 	if resp := s.lookupLocked(a); resp != nil {
 		return resp
 	}
-	a.plan = s.faults.plan(a.req.orderID(), a.nth, s.faultRand)
+	if resp := s.checkConfirmLocked(a); resp != nil {
+		return resp
+	}
+	if a.movesMoney() {
+		a.plan = s.faults.plan(a.req.orderID(), a.nth, s.faultRand)
+	}
 	if a.key != "" {
 		a.entry = s.idem.reserve(a.scope(), a.req.fingerprint, s.cfg.Now())
 	}
 	if a.plan.wait() > 0 {
+		a.intent.lock()
 		s.emitLatencyLocked(a)
 		return nil
 	}
@@ -100,8 +125,10 @@ func (s *Sim) lookupLocked(a *attempt) *response {
 	case idemInFlight:
 		return errorResponse(keyInUse(a.key))
 	case idemReplay:
-		s.emit(Event{Type: EventReplay, ChargeID: e.resp.chargeID, OrderID: a.req.orderID(), APIKey: a.apiKey,
-			IdempotencyKey: a.key, Amount: a.req.amount, Currency: a.req.currency})
+		if e.resp.chargeID != "" { // a replayed PaymentIntent creation names no money
+			s.emit(Event{Type: EventReplay, ChargeID: e.resp.chargeID, OrderID: a.req.orderID(), APIKey: a.apiKey,
+				IdempotencyKey: a.key, Amount: a.req.amount, Currency: a.req.currency})
+		}
 		return &response{status: e.resp.status, body: e.resp.body, chargeID: e.resp.chargeID, replayed: true}
 	}
 	return nil
@@ -131,6 +158,7 @@ func (s *Sim) settle(a *attempt) *response {
 // settleLocked makes the gateway's decision: an outage before charging, or
 // a committed charge or decline.
 func (s *Sim) settleLocked(a *attempt) *response {
+	a.intent.unlock()
 	if a.plan.kind() == FailBeforeCharge {
 		if a.entry != nil {
 			s.idem.abort(a.scope(), a.entry)
@@ -145,17 +173,30 @@ func (s *Sim) settleLocked(a *attempt) *response {
 // and emits the events, all before any post-commit fault touches the
 // response: from here on the money has moved.
 func (s *Sim) commitLocked(a *attempt) *response {
-	c := s.newChargeLocked(a)
-	s.ledger.append(c)
-	resp := chargeResponse(c)
-	if a.entry != nil {
-		s.idem.complete(a.entry, resp)
+	if !a.movesMoney() {
+		return s.storeLocked(a, s.createIntentLocked(a))
 	}
+	c := s.newChargeLocked(a)
+	resp := chargeResponse(c)
+	if pi := s.intentToConfirmLocked(a); pi != nil {
+		c.PaymentIntent = pi.id
+		resp = pi.confirmed(c)
+	}
+	s.ledger.append(c)
+	s.storeLocked(a, resp)
 	s.emitCommitLocked(a, c)
 	if a.plan.kind() == ChargeThenHang {
 		resp = &response{status: resp.status, body: resp.body, chargeID: resp.chargeID, hold: s.holdLocked(a.plan.outcome, c)}
 	}
 	s.log.Debug("charge", "id", c.ID, "status", c.Status, "order_id", c.OrderID, "amount", c.Amount, "key", a.key)
+	return resp
+}
+
+// storeLocked stores the decision under the request's key, if it has one.
+func (s *Sim) storeLocked(a *attempt, resp *response) *response {
+	if a.entry != nil {
+		s.idem.complete(a.entry, resp)
+	}
 	return resp
 }
 
@@ -235,6 +276,6 @@ func (a *attempt) event(typ string, f *firing) Event {
 
 func (a *attempt) chargeEvent(typ string, c Charge, f *firing) Event {
 	ev := a.event(typ, f)
-	ev.ChargeID = c.ID
+	ev.ChargeID, ev.PaymentIntent = c.ID, c.PaymentIntent
 	return ev
 }

@@ -2,30 +2,52 @@ package gatewaysim
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 )
+
+// paymentObject holds the fields Stripe's charge and PaymentIntent
+// objects share, rendered from the payment's facts; metadata is {} rather
+// than null, as Stripe sends it.
+type paymentObject struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"` // "charge" or "payment_intent"
+	Created int64  `json:"created"`
+
+	Amount      int64             `json:"amount"`
+	Currency    string            `json:"currency"`
+	Customer    *string           `json:"customer"`
+	Description *string           `json:"description"`
+	Metadata    map[string]string `json:"metadata"`
+
+	Livemode bool   `json:"livemode"` // always false: the simulator is test mode
+	Status   string `json:"status"`
+}
+
+func (f facts) object(kind string) paymentObject {
+	o := paymentObject{ID: f.id, Object: kind, Amount: f.amount, Created: f.created.Unix(), Currency: f.currency,
+		Customer: nullable(f.customer), Description: nullable(f.description), Metadata: maps.Clone(f.metadata), Status: f.status}
+	if o.Metadata == nil {
+		o.Metadata = map[string]string{}
+	}
+	return o
+}
 
 // chargeObject is the Stripe charge resource as the simulator renders it:
 // the fields a payment service reads, with Stripe's nulls where the
 // simulator has nothing to say.
 type chargeObject struct {
-	ID             string            `json:"id"`
-	Object         string            `json:"object"`
-	Amount         int64             `json:"amount"`
-	AmountCaptured int64             `json:"amount_captured"`
-	AmountRefunded int64             `json:"amount_refunded"`
-	Captured       bool              `json:"captured"`
-	Created        int64             `json:"created"`
-	Currency       string            `json:"currency"`
-	Customer       *string           `json:"customer"`
-	Description    *string           `json:"description"`
-	FailureCode    *string           `json:"failure_code"`
-	FailureMessage *string           `json:"failure_message"`
-	Livemode       bool              `json:"livemode"`
-	Metadata       map[string]string `json:"metadata"`
-	Paid           bool              `json:"paid"`
-	Refunded       bool              `json:"refunded"`
-	Status         string            `json:"status"`
+	paymentObject
+	Paid           bool  `json:"paid"`
+	Captured       bool  `json:"captured"`
+	AmountCaptured int64 `json:"amount_captured"`
+	AmountRefunded int64 `json:"amount_refunded"`
+	Refunded       bool  `json:"refunded"`
+
+	FailureCode    *string `json:"failure_code"`
+	FailureMessage *string `json:"failure_message"`
+
+	PaymentIntent *string `json:"payment_intent"` // the PaymentIntent whose confirmation made the charge
 }
 
 func nullable(s string) *string {
@@ -35,19 +57,19 @@ func nullable(s string) *string {
 	return &s
 }
 
+// facts are what a charge states about its payment.
+func (c Charge) facts() facts {
+	return facts{id: c.ID, apiKey: c.APIKey, status: c.Status, currency: c.Currency, customer: c.Customer,
+		description: c.Description, amount: c.Amount, metadata: c.Metadata, created: c.Created}
+}
+
 func renderCharge(c Charge) chargeObject {
 	ok := c.Succeeded()
-	o := chargeObject{
-		ID: c.ID, Object: "charge", Amount: c.Amount, Captured: ok, Created: c.Created.Unix(),
-		Currency: c.Currency, Customer: nullable(c.Customer), Description: nullable(c.Description),
+	o := chargeObject{paymentObject: c.facts().object("charge"), Captured: ok,
 		FailureCode: nullable(c.FailureCode), FailureMessage: nullable(c.FailureMessage),
-		Metadata: c.Metadata, Paid: ok, Status: c.Status,
-	}
+		Paid: ok, PaymentIntent: nullable(c.PaymentIntent)}
 	if ok {
 		o.AmountCaptured = c.Amount
-	}
-	if o.Metadata == nil {
-		o.Metadata = map[string]string{}
 	}
 	return o
 }
@@ -76,8 +98,7 @@ func chargeResponse(c Charge) *response {
 		r.chargeID = c.ID
 		return r
 	}
-	d := &declineReason{code: c.FailureCode, declineCode: c.DeclineCode, message: c.FailureMessage}
-	r := errorResponse(d.apiError(c.ID))
+	r := errorResponse(declineOfCharge(c).apiError(c.ID))
 	r.chargeID = c.ID
 	return r
 }
@@ -89,11 +110,12 @@ func errorResponse(e *apiError) *response {
 	}{e})
 }
 
-// searchResult is Stripe's search result object.
+// searchResult is Stripe's search result object; Data holds rendered
+// charges or PaymentIntents.
 type searchResult struct {
-	Object   string         `json:"object"`
-	Data     []chargeObject `json:"data"`
-	HasMore  bool           `json:"has_more"`
-	NextPage *string        `json:"next_page"`
-	URL      string         `json:"url"`
+	Object   string  `json:"object"`
+	Data     []any   `json:"data"`
+	HasMore  bool    `json:"has_more"`
+	NextPage *string `json:"next_page"`
+	URL      string  `json:"url"`
 }

@@ -54,18 +54,26 @@ const (
 // parseChargeRequest validates params into a charge request or returns the
 // 400 that names the first bad parameter.
 func parseChargeRequest(params []param) (*chargeRequest, error) {
-	if err := checkShapes(params, chargeParams); err != nil {
+	return parsePayment(params, chargeParams, "/v1/charges", readSource)
+}
+
+// parsePayment validates the parameters every request that creates a
+// payment shares (amount, currency, metadata, customer, description; the
+// parameter set known), reads who pays with readPayer, and fingerprints
+// the request under route.
+func parsePayment(params []param, known map[string]paramShape, route string, readPayer func([]param, *chargeRequest) error) (*chargeRequest, error) {
+	if err := checkShapes(params, known); err != nil {
 		return nil, err
 	}
 	req := &chargeRequest{metadata: map[string]string{}}
-	for _, step := range []func([]param, *chargeRequest) error{readAmount, readCurrency, readMetadata, readSource} {
+	for _, step := range []func([]param, *chargeRequest) error{readAmount, readCurrency, readMetadata, readPayer} {
 		if err := step(params, req); err != nil {
 			return nil, err
 		}
 	}
 	req.customer = scalarValue(params, "customer")
 	req.description = scalarValue(params, "description")
-	req.fingerprint = fingerprint("POST", "/v1/charges", normalisedAmount(params, req.amount))
+	req.fingerprint = fingerprint("POST", route, normalisedAmount(params, req.amount))
 	return req, nil
 }
 
@@ -209,7 +217,7 @@ func checkMetadata(p param) error {
 func readSource(params []param, req *chargeRequest) error {
 	if p, ok := find(params, "source"); ok {
 		req.source = p.value
-		req.decline = declineTokens[p.value]
+		req.decline = declineOfToken(p.value)
 		return nil
 	}
 	for _, p := range params {

@@ -26,12 +26,28 @@ var declineTokens = map[string]*declineReason{
 	"tok_chargeDeclinedIncorrectCvc":      incorrectCVC,
 }
 
+// declineOfToken is the decline a token or PaymentMethod id asks for, nil
+// for one that succeeds. Stripe names its test PaymentMethods after the
+// tokens: pm_card_chargeDeclined declines as tok_chargeDeclined does, and
+// pm_card_visa succeeds as tok_visa does.
+func declineOfToken(id string) *declineReason {
+	if name, ok := strings.CutPrefix(id, "pm_card_"); ok {
+		id = "tok_" + name
+	}
+	return declineTokens[id]
+}
+
 // declineCards are the raw test card numbers behind those tokens.
 var declineCards = map[string]*declineReason{
 	"4000000000000002": genericDecline,
 	"4000000000009995": insufficientFunds,
 	"4000000000000069": expiredCard,
 	"4000000000000127": incorrectCVC,
+}
+
+// declineOfCharge is the decline recorded on a failed charge.
+func declineOfCharge(c Charge) *declineReason {
+	return &declineReason{code: c.FailureCode, declineCode: c.DeclineCode, message: c.FailureMessage}
 }
 
 // apiError is the 402 a decline is answered with; it names the failed charge,

@@ -1,5 +1,6 @@
 // Package gatewaysim is a simulated payment gateway: the subset of Stripe's
-// /v1/charges API that a payment service uses, a ledger of every money
+// /v1/charges and PaymentIntents APIs that a payment service uses, a
+// ledger of every money
 // movement that idemcheck treats as ground truth ("was this customer charged
 // twice?"), and programmable faults at the points where payment incidents
 // happen. A service built on stripe-go works against it unchanged once its
@@ -25,14 +26,34 @@
 //     order the ledger records.
 //   - GET /v1/charges/{id}; GET /v1/charges/search with
 //     query=metadata['order_id']:'ord_1' (field:value AND field:value).
+//   - POST /v1/payment_intents (amount, currency, payment_method,
+//     confirm, metadata[...], description, customer, payment_method_types[],
+//     and the rest of stripe-go's create params); with confirm=true it
+//     moves money. POST /v1/payment_intents/{id}/confirm moves money for
+//     one created without. pm_card_visa succeeds; pm_card_chargeDeclined,
+//     pm_card_chargeDeclinedInsufficientFunds, ... decline as their tok_
+//     namesakes do. Statuses: requires_payment_method,
+//     requires_confirmation, succeeded (latest_charge names the charge).
+//   - GET /v1/payment_intents/{id}; GET /v1/payment_intents/search with
+//     the query language of charge search.
 //   - Errors are Stripe error objects: 400 invalid_request_error naming the
-//     param, 401 without API key, 402 card_error, 404 unknown resource,
-//     409 key in flight, 400 idempotency_error for a reused key, 500 api_error
-//     for injected outages.
+//     param, 401 without API key, 402 card_error (carrying the
+//     PaymentIntent, requires_payment_method, for a PaymentIntent), 404
+//     unknown resource, 409 key in flight, 400 idempotency_error for a
+//     reused key, 400 payment_intent_unexpected_state for a confirm of a
+//     succeeded PaymentIntent, 429 lock_timeout for a confirm while
+//     another confirm of it waits out latency, 500 api_error for injected
+//     outages.
+//
+// Files: stripe_api.go (routes, GET and search handlers), charge_flow.go
+// (the one flow every money-moving POST takes), charge_request.go and
+// intent_request.go (parameters), intent.go (PaymentIntents), search.go.
 //
 // # Idempotency
 //
-// Keys are scoped per API key (Authorization: Bearer, or basic-auth user),
+// Keys are scoped per API key (Authorization: Bearer, or basic-auth user)
+// and bound to their request's route and parameters (one key cannot both
+// create and confirm), the same for charges and PaymentIntents; they
 // expire after Config.IdempotencyTTL from their first request, and replay
 // the stored response byte for byte with Idempotent-Replayed: true. A
 // decision is stored the instant it is made, before any fault withholds or
@@ -45,11 +66,16 @@
 //
 //   - [Sim.Ledger] and GET /_sim/ledger: every [Charge] (succeeded or
 //     declined) in commit order, with API key, idempotency key, order id.
+//     A confirmed PaymentIntent is one entry, its charge, with
+//     Charge.PaymentIntent naming it (and Event.PaymentIntent on its
+//     charge or decline event).
 //
 // # Faults
 //
 //   - [Fault] = [FaultKind] + [Match] (order id, n-th request, seeded
-//     probability) + Latency + Times; [Sim.AddFault], [Sim.RemoveFault],
+//     probability) + Latency + Times; a fault applies to the money-moving
+//     requests only (a charge, a PaymentIntent create with confirm=true, a
+//     confirm); [Sim.AddFault], [Sim.RemoveFault],
 //     [Sim.ClearFaults], [Sim.Faults]; /_sim/faults (GET, POST, DELETE).
 //   - Kinds: [Decline], [FailBeforeCharge], [ChargeThenFail],
 //     [ChargeThenDrop], [ChargeThenHang], [Latency].

@@ -26,6 +26,7 @@ var (
 	errDeclined      = errors.New("card declined")          // 402 card_error
 	errKeyInUse      = errors.New("idempotency key in use") // 409
 	errKeyReused     = errors.New("idempotency key reused") // 400 idempotency_error
+	errLocked        = errors.New("object locked")          // 429 lock_timeout
 	errGatewayFailed = errors.New("gateway failure")        // 500 api_error
 )
 
@@ -40,6 +41,8 @@ func statusOf(err error) int {
 		return http.StatusPaymentRequired
 	case errors.Is(err, errKeyInUse):
 		return http.StatusConflict
+	case errors.Is(err, errLocked):
+		return http.StatusTooManyRequests
 	case errors.Is(err, errInvalidParam), errors.Is(err, errKeyReused):
 		return http.StatusBadRequest
 	default:
@@ -65,6 +68,10 @@ type apiError struct {
 	Message     string `json:"message"`
 	Charge      string `json:"charge,omitempty"`
 	DocURL      string `json:"doc_url,omitempty"`
+	// PaymentIntent is the PaymentIntent an error is about, in its state
+	// after the failed request, as Stripe embeds it (a decline leaves it
+	// requires_payment_method).
+	PaymentIntent *intentObject `json:"payment_intent,omitempty"`
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -98,6 +105,14 @@ func keyInUse(key string) *apiError {
 func keyReused(key string) *apiError {
 	return &apiError{kind: errKeyReused, Type: typeIdempotency,
 		Message: "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '" + key + "' if you meant to execute a different request."}
+}
+
+// locked is Stripe's answer to a request on an object another request is
+// changing (a second confirm while the first waits out a latency fault):
+// 429 lock_timeout, which stripe-go retries.
+func locked() *apiError {
+	return &apiError{kind: errLocked, Type: typeInvalidRequest, Code: "lock_timeout",
+		Message: "This object cannot be accessed right now because another API request or Stripe process is currently accessing it. If you see this error intermittently, retry the request."}
 }
 
 func gatewayFailed() *apiError {

@@ -30,6 +30,7 @@ type Event struct {
 	FaultID        string    `json:"fault_id,omitempty"`
 	OrderID        string    `json:"order_id,omitempty"`
 	ChargeID       string    `json:"charge_id,omitempty"`
+	PaymentIntent  string    `json:"payment_intent,omitempty"` // charge and decline events of a confirmed PaymentIntent
 	HoldID         string    `json:"hold_id,omitempty"`
 	APIKey         string    `json:"api_key,omitempty"`
 	IdempotencyKey string    `json:"idempotency_key,omitempty"`

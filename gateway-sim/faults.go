@@ -38,14 +38,18 @@ const (
 var FaultKinds = []FaultKind{Decline, FailBeforeCharge, ChargeThenFail, ChargeThenDrop, ChargeThenHang, Latency}
 
 // Match selects the requests a fault fires on; every non-zero field must
-// match. Faults are considered only for requests the gateway processes
-// afresh: a replay from the idempotency store is not a new decision and
-// cannot be faulted.
+// match. Faults are considered only for requests that move money (a
+// charge, a PaymentIntent created with confirm=true, a confirm) and that
+// the gateway processes afresh: a replay from the idempotency store is not
+// a new decision and cannot be faulted.
 type Match struct {
-	// OrderID matches metadata[order_id]; "" matches any order.
+	// OrderID matches metadata[order_id] (a PaymentIntent's, on its
+	// confirm); "" matches any order.
 	OrderID string `json:"order_id,omitempty"`
-	// Nth matches the n-th POST /v1/charges since reset, counting every such
-	// request the simulator received (1-based); 0 matches any.
+	// Nth matches the n-th POST to the Stripe API since reset (charges,
+	// PaymentIntent creates and confirms), counting every such request the
+	// simulator received (1-based); 0 matches any. It fires only on a
+	// request that moves money.
 	Nth int `json:"nth,omitempty"`
 	// Probability fires the fault with this probability, drawn from the
 	// seeded stream only when the other fields match; 0 means always.

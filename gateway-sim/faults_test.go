@@ -2,8 +2,10 @@ package gatewaysim_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -274,5 +276,162 @@ func TestFaults_ResetReleasesHolds(t *testing.T) {
 		if l := e.sim.Ledger(); len(l) != 0 {
 			t.Fatalf("ledger after reset: %+v", l)
 		}
+	})
+}
+
+// intent posts a form-encoded PaymentIntent create for order, confirmed at
+// once when confirm is true, with the idempotency key ("" for none).
+func (e *env) intent(key, order string, confirm bool) reply {
+	e.t.Helper()
+	v := url.Values{"amount": {"500"}, "currency": {"usd"}, "payment_method": {"pm_card_visa"}, "metadata[order_id]": {order}}
+	if confirm {
+		v.Set("confirm", "true")
+	}
+	return e.request(http.MethodPost, "/v1/payment_intents", apiKey, formType, v.Encode(), idemHeader(key)...)
+}
+
+// confirmPath is the confirm URL of PaymentIntent id.
+func confirmPath(id string) string { return "/v1/payment_intents/" + id + "/confirm" }
+
+// latestCharge is the latest_charge of a PaymentIntent reply.
+func (r reply) latestCharge() string {
+	var b struct {
+		LatestCharge string `json:"latest_charge"`
+	}
+	_ = json.Unmarshal(r.body, &b)
+	return b.LatestCharge
+}
+
+// createdIntent creates an unconfirmed PaymentIntent for order while
+// faults for that order are installed: a create moves no money, so no
+// fault fires on it.
+func (e *env) createdIntent(order string) string {
+	e.t.Helper()
+	r := e.intent("create-"+order, order, false)
+	if r.status != 200 || len(e.sim.Events()) != 0 {
+		e.t.Fatalf("create: %d %s; events %+v", r.status, r.body, e.sim.Events())
+	}
+	return r.chargeID()
+}
+
+func TestFaults_PaymentIntentConfirmFailBeforeCharge(t *testing.T) {
+	withSim(t, gatewaysim.Config{}, func(e *env) {
+		e.sim.AddFault(orderFault(gatewaysim.FailBeforeCharge, "ord_pf"))
+		id := e.createdIntent("ord_pf")
+		r := e.request(http.MethodPost, confirmPath(id), apiKey, formType, "", "Idempotency-Key", "kpf")
+		if typ, _, _ := r.stripeError(); r.status != 500 || typ != "api_error" {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		if n := len(e.ledgerFor("ord_pf")); n != 0 {
+			t.Fatalf("%d ledger entries after an outage before charging", n)
+		}
+		again := e.request(http.MethodPost, confirmPath(id), apiKey, formType, "", "Idempotency-Key", "kpf")
+		c := e.wantOneCharge("ord_pf") // processed afresh, not replayed
+		if again.status != 200 || again.header.Get("Idempotent-Replayed") != "" || again.latestCharge() != c.ID || c.PaymentIntent != id {
+			t.Fatalf("retry: %d %v %s; ledger %+v", again.status, again.header, again.body, c)
+		}
+		wantTypes(t, e.eventTypes("ord_pf"), "fault", "charge")
+	})
+}
+
+func TestFaults_PaymentIntentConfirmChargeThenDrop(t *testing.T) {
+	withSim(t, gatewaysim.Config{}, func(e *env) {
+		e.sim.AddFault(orderFault(gatewaysim.ChargeThenDrop, "ord_pd"))
+		id := e.createdIntent("ord_pd")
+		fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		if _, err := e.do(fresh, http.MethodPost, confirmPath(id), apiKey, formType, "", "Idempotency-Key", "kpd"); err == nil {
+			t.Fatal("the dropped confirm got a response")
+		}
+		c := e.wantOneCharge("ord_pd")
+		again := e.request(http.MethodPost, confirmPath(id), apiKey, formType, "", "Idempotency-Key", "kpd")
+		if again.status != 200 || again.chargeID() != id || again.latestCharge() != c.ID || again.header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("retry: %d %s; ledger %+v", again.status, again.body, c)
+		}
+		// Another key finds the PaymentIntent paid: one PaymentIntent moves
+		// money once.
+		if r := e.request(http.MethodPost, confirmPath(id), apiKey, formType, "", "Idempotency-Key", "kpd-2"); r.status != 400 {
+			t.Fatalf("confirm under another key: %d %s", r.status, r.body)
+		}
+		e.wantOneCharge("ord_pd")
+		wantTypes(t, e.eventTypes("ord_pd"), "charge", "fault", "replay")
+	})
+}
+
+// Every outcome fault applies to a create with confirm=true as to a
+// charge: the answer a service sees, and the one ledger entry.
+func TestFaults_PaymentIntentConfirmOnCreate(t *testing.T) {
+	withSim(t, gatewaysim.Config{}, func(e *env) {
+		for _, tc := range []struct {
+			kind           gatewaysim.FaultKind
+			status, replay int
+			events         []string
+		}{
+			{gatewaysim.Decline, 402, 402, []string{"fault", "decline", "replay"}},
+			{gatewaysim.ChargeThenFail, 500, 200, []string{"charge", "fault", "replay"}},
+		} {
+			order := "ord_" + string(tc.kind)
+			e.sim.AddFault(orderFault(tc.kind, order))
+			if r := e.intent("k-"+order, order, true); r.status != tc.status {
+				t.Fatalf("%s: %d %s", tc.kind, r.status, r.body)
+			}
+			c := e.wantOneCharge(order)
+			again := e.intent("k-"+order, order, true)
+			if again.status != tc.replay || c.PaymentIntent == "" || again.header.Get("Idempotent-Replayed") != "true" {
+				t.Fatalf("%s: retry %d %s; ledger %+v", tc.kind, again.status, again.body, c)
+			}
+			wantTypes(t, e.eventTypes(order), tc.events...)
+		}
+	})
+}
+
+// The crash window on a PaymentIntent: the charge is made and the
+// PaymentIntent paid while its caller waits; a retry meanwhile replays it.
+func TestFaults_PaymentIntentChargeThenHang(t *testing.T) {
+	withSim(t, gatewaysim.Config{}, func(e *env) {
+		e.sim.AddFault(orderFault(gatewaysim.ChargeThenHang, "ord_ph"))
+		held := make(chan reply, 1)
+		go func() {
+			v := url.Values{"amount": {"500"}, "currency": {"usd"}, "payment_method": {"pm_card_visa"}, "confirm": {"true"}, "metadata[order_id]": {"ord_ph"}}
+			r, _ := e.do(e.srv.Client(), http.MethodPost, "/v1/payment_intents", apiKey, formType, v.Encode(), "Idempotency-Key", "kph")
+			held <- r
+		}()
+		hold := e.waitEvent(ofType(gatewaysim.EventHold))
+		c := e.wantOneCharge("ord_ph")
+		replay := e.intent("kph", "ord_ph", true)
+		if hold.ChargeID != c.ID || replay.status != 200 || replay.latestCharge() != c.ID || replay.chargeID() != c.PaymentIntent {
+			t.Fatalf("hold %+v, replay %d %s, ledger %+v", hold, replay.status, replay.body, c)
+		}
+		if err := e.sim.Release(hold.HoldID); err != nil {
+			t.Fatal(err)
+		}
+		if r := <-held; r.status != 200 || r.chargeID() != c.PaymentIntent {
+			t.Fatalf("released caller got %d %s", r.status, r.body)
+		}
+	})
+}
+
+// While a confirm waits out a latency fault, a confirm of the same
+// PaymentIntent under another key gets Stripe's 429 lock_timeout, and the
+// PaymentIntent charges once.
+func TestFaults_PaymentIntentLockedWhileConfirming(t *testing.T) {
+	withSim(t, gatewaysim.Config{}, func(e *env) {
+		e.sim.AddFault(gatewaysim.Fault{Kind: gatewaysim.Latency, Match: gatewaysim.Match{OrderID: "ord_pl"}, Latency: 300 * time.Millisecond, Times: 1})
+		id := e.createdIntent("ord_pl")
+		first := make(chan reply, 1)
+		go func() {
+			r, _ := e.do(e.srv.Client(), http.MethodPost, confirmPath(id), apiKey, formType, "", "Idempotency-Key", "kpl-1")
+			first <- r
+		}()
+		e.waitEvent(func(ev gatewaysim.Event) bool {
+			return ev.Type == gatewaysim.EventFault && ev.Fault == gatewaysim.Latency
+		})
+		r := e.request(http.MethodPost, confirmPath(id), apiKey, formType, "", "Idempotency-Key", "kpl-2")
+		if _, code, _ := r.stripeError(); r.status != 429 || code != "lock_timeout" {
+			t.Fatalf("concurrent confirm: %d %s", r.status, r.body)
+		}
+		if r := <-first; r.status != 200 {
+			t.Fatalf("first confirm: %d %s", r.status, r.body)
+		}
+		e.wantOneCharge("ord_pl")
 	})
 }

@@ -35,6 +35,10 @@ type Charge struct {
 	FailureCode    string            `json:"failure_code,omitempty"` // e.g. card_declined
 	FailureMessage string            `json:"failure_message,omitempty"`
 	DeclineCode    string            `json:"decline_code,omitempty"` // e.g. insufficient_funds
+	// PaymentIntent is the PaymentIntent whose confirmation made this
+	// charge ("" for POST /v1/charges). A confirmed PaymentIntent is one
+	// money movement: this entry, so an answer naming either id names it.
+	PaymentIntent string `json:"payment_intent,omitempty"`
 }
 
 // Succeeded reports whether the charge moved money.

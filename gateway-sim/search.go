@@ -3,9 +3,11 @@ package gatewaysim
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
-// searchParams is the parameter set of GET /v1/charges/search.
+// searchParams is the parameter set of GET /v1/charges/search and
+// GET /v1/payment_intents/search.
 var searchParams = map[string]paramShape{"query": scalar, "limit": scalar, "page": scalar, "expand": list}
 
 // clause is one "field:value" term of a Stripe search query.
@@ -22,8 +24,9 @@ type searchQuery struct {
 	offset  int
 }
 
-// searchFields are the charge search fields the simulator supports; they
-// cover reconciliation by order, which is what a payment service searches for.
+// searchFields are the search fields the simulator supports, for charges
+// and PaymentIntents alike; they cover reconciliation by order, which is
+// what a payment service searches for.
 var searchFields = map[string]bool{"metadata": true, "status": true, "currency": true, "amount": true, "customer": true}
 
 func parseSearchParams(rawQuery string) (*searchQuery, error) {
@@ -211,50 +214,63 @@ func (sc *scanner) quoted() (string, error) {
 	return "", queryError("unterminated string")
 }
 
-func (c clause) matches(ch Charge) bool {
+// facts is what every payment resource (a charge, a PaymentIntent) states
+// about its payment: whose it is, how much, for whom and in what state.
+// One search query language reads it for every search endpoint, and the
+// resources render their shared fields from it.
+type facts struct {
+	id, apiKey, status, currency, customer, description string
+	amount                                              int64
+	metadata                                            map[string]string
+	created                                             time.Time
+}
+
+func (c clause) matches(r facts) bool {
 	switch c.field {
 	case "metadata":
-		v, ok := ch.Metadata[c.key]
+		v, ok := r.metadata[c.key]
 		return ok && v == c.value
 	case "status":
-		return ch.Status == c.value
+		return r.status == c.value
 	case "currency":
-		return strings.EqualFold(ch.Currency, c.value)
+		return strings.EqualFold(r.currency, c.value)
 	case "amount":
-		return strconv.FormatInt(ch.Amount, 10) == c.value
+		return strconv.FormatInt(r.amount, 10) == c.value
 	case "customer":
-		return ch.Customer == c.value
+		return r.customer == c.value
 	}
 	return false
 }
 
-// run returns the API key's matching charges, newest first.
-func (q *searchQuery) run(apiKey string, charges []Charge) []Charge {
-	var out []Charge
-	for i := len(charges) - 1; i >= 0; i-- {
-		if charges[i].APIKey == apiKey && q.matchesAll(charges[i]) {
-			out = append(out, charges[i])
-		}
-	}
-	return out
-}
-
-func (q *searchQuery) matchesAll(c Charge) bool {
+func (q *searchQuery) matchesAll(r facts) bool {
 	for _, cl := range q.clauses {
-		if !cl.matches(c) {
+		if !cl.matches(r) {
 			return false
 		}
 	}
 	return true
 }
 
-// page cuts one page out of the results and links the next one.
-func (q *searchQuery) page(found []Charge) searchResult {
-	res := searchResult{Object: "search_result", Data: []chargeObject{}, URL: "/v1/charges/search"}
+// searchAll returns the API key's matching items, newest first; view
+// reads an item's facts.
+func searchAll[T any](q *searchQuery, apiKey string, items []T, view func(T) facts) []T {
+	var out []T
+	for i := len(items) - 1; i >= 0; i-- {
+		if r := view(items[i]); r.apiKey == apiKey && q.matchesAll(r) {
+			out = append(out, items[i])
+		}
+	}
+	return out
+}
+
+// searchPage cuts one page out of the results, rendered by render, and
+// links the next one.
+func searchPage[T any](q *searchQuery, found []T, render func(T) any, url string) searchResult {
+	res := searchResult{Object: "search_result", Data: []any{}, URL: url}
 	start := min(q.offset, len(found))
 	end := min(start+q.limit, len(found))
-	for _, c := range found[start:end] {
-		res.Data = append(res.Data, renderCharge(c))
+	for _, item := range found[start:end] {
+		res.Data = append(res.Data, render(item))
 	}
 	if end < len(found) {
 		next := pageToken(end)

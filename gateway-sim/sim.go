@@ -58,10 +58,11 @@ type Sim struct {
 
 	mu        sync.Mutex
 	ledger    ledger
+	intents   intentTable
 	idem      *idemStore
 	faults    faultTable
 	holds     holdTable
-	requests  int64 // POST /v1/charges since reset, for Match.Nth
+	requests  int64 // POSTs to charges and PaymentIntents since reset, for Match.Nth
 	faultSeq  int64
 	holdSeq   int64
 	idRand    *rand.Rand
@@ -76,6 +77,7 @@ func New(cfg Config) *Sim {
 		log:       cfg.Logger,
 		events:    newEventLog(),
 		ledger:    newLedger(),
+		intents:   newIntentTable(),
 		idem:      newIdemStore(cfg.IdempotencyTTL),
 		holds:     holdTable{},
 		idRand:    newRand(cfg.Seed, streamIDs),
@@ -93,8 +95,8 @@ func (s *Sim) idempotent() bool { return !s.cfg.NoIdempotency }
 // the in-process setup.
 func (s *Sim) Handler() http.Handler { return s.mux }
 
-// Reset returns the simulator to its just-created state: empty ledger and
-// idempotency store, no faults, request count zero, fault draws restarted
+// Reset returns the simulator to its just-created state: empty ledger,
+// PaymentIntents and idempotency store, no faults, request count zero, fault draws restarted
 // from the seed. Held responses are released first. Charge ids and event
 // sequence numbers are not reused, so nothing from before the reset can be
 // mistaken for something after it. Requests in flight across a Reset finish
@@ -104,6 +106,7 @@ func (s *Sim) Reset() {
 	defer s.mu.Unlock()
 	s.releaseAllLocked()
 	s.ledger = newLedger()
+	s.intents = newIntentTable()
 	s.idem = newIdemStore(s.cfg.IdempotencyTTL)
 	s.faults.clear()
 	s.requests = 0

@@ -12,13 +12,18 @@ import (
 // maxIdempotencyKey is Stripe's limit on Idempotency-Key.
 const maxIdempotencyKey = 255
 
-// routes wires the Stripe subset and the control API. Unknown /v1 paths get
+// routes wires the Stripe subset (charges and PaymentIntents) and the
+// control API. Unknown /v1 paths get
 // Stripe's 404 error object, so a client library reports them sensibly.
 func (s *Sim) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/charges", s.createCharge)
 	mux.HandleFunc("GET /v1/charges/search", s.searchCharges)
 	mux.HandleFunc("GET /v1/charges/{id}", s.getCharge)
+	mux.HandleFunc("POST /v1/payment_intents", s.createIntent)
+	mux.HandleFunc("POST /v1/payment_intents/{id}/confirm", s.confirmIntent)
+	mux.HandleFunc("GET /v1/payment_intents/search", s.searchIntents)
+	mux.HandleFunc("GET /v1/payment_intents/{id}", s.getIntent)
 	mux.HandleFunc("/v1/", s.unknownURL)
 	s.simRoutes(mux)
 	return mux
@@ -93,36 +98,56 @@ func asAPIError(err error) *apiError {
 	return gatewayFailed()
 }
 
-// getCharge is GET /v1/charges/{id}. Charges belong to the API key that
-// made them: another key gets 404, as another Stripe account would.
+// getCharge is GET /v1/charges/{id}.
 func (s *Sim) getCharge(w http.ResponseWriter, r *http.Request) {
+	s.serveGet(w, r, func(apiKey, id string) (any, *apiError) {
+		c, ok := s.ledger.get(id)
+		if !ok || c.APIKey != apiKey {
+			return nil, notFound("resource_missing", "id", "No such charge: '"+id+"'")
+		}
+		return renderCharge(c), nil
+	})
+}
+
+// serveGet answers GET /v1/{resources}/{id} with what find (called under
+// s.mu) renders. Resources belong to the API key that made them: another
+// key gets 404, as another Stripe account would.
+func (s *Sim) serveGet(w http.ResponseWriter, r *http.Request, find func(apiKey, id string) (any, *apiError)) {
 	apiKey, err := apiKeyOf(r)
 	if err != nil {
 		s.write(w, nil, errorResponse(asAPIError(err)))
 		return
 	}
-	id := r.PathValue("id")
 	s.mu.Lock()
-	c, ok := s.ledger.get(id)
+	obj, apiErr := find(apiKey, r.PathValue("id"))
 	s.mu.Unlock()
-	if !ok || c.APIKey != apiKey {
-		s.write(w, nil, errorResponse(notFound("resource_missing", "id", "No such charge: '"+id+"'")))
+	if apiErr != nil {
+		s.write(w, nil, errorResponse(apiErr))
 		return
 	}
-	s.write(w, nil, jsonResponse(http.StatusOK, renderCharge(c)))
+	s.write(w, nil, jsonResponse(http.StatusOK, obj))
 }
 
-// searchCharges is GET /v1/charges/search with the query subset of
-// search.go, newest first, paginated with limit and page as Stripe does.
+// searchCharges is GET /v1/charges/search.
 func (s *Sim) searchCharges(w http.ResponseWriter, r *http.Request) {
-	resp, err := s.search(r)
+	s.serveSearch(w, r, func(q *searchQuery, apiKey string) searchResult {
+		found := searchAll(q, apiKey, s.ledger.charges, Charge.facts)
+		return searchPage(q, found, func(c Charge) any { return renderCharge(c) }, "/v1/charges/search")
+	})
+}
+
+// serveSearch answers a search with the query subset of search.go, newest
+// first, paginated with limit and page as Stripe does; run (called under
+// s.mu) searches one kind of resource.
+func (s *Sim) serveSearch(w http.ResponseWriter, r *http.Request, run func(q *searchQuery, apiKey string) searchResult) {
+	resp, err := s.search(r, run)
 	if err != nil {
 		resp = errorResponse(asAPIError(err))
 	}
 	s.write(w, nil, resp)
 }
 
-func (s *Sim) search(r *http.Request) (*response, error) {
+func (s *Sim) search(r *http.Request, run func(q *searchQuery, apiKey string) searchResult) (*response, error) {
 	apiKey, err := apiKeyOf(r)
 	if err != nil {
 		return nil, err
@@ -132,9 +157,9 @@ func (s *Sim) search(r *http.Request) (*response, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	found := q.run(apiKey, s.ledger.charges)
+	res := run(q, apiKey)
 	s.mu.Unlock()
-	return jsonResponse(http.StatusOK, q.page(found)), nil
+	return jsonResponse(http.StatusOK, res), nil
 }
 
 func (s *Sim) unknownURL(w http.ResponseWriter, r *http.Request) {

@@ -10,15 +10,21 @@ import (
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 )
 
-// stripeClient is a real stripe-go client whose API backend is the
-// simulator, the way a service would configure it.
-func (e *env) stripeClient(key string, retries int64) *stripe.Client {
-	backend := stripe.GetBackendWithConfig(stripe.APIBackend, &stripe.BackendConfig{
+// stripeBackend is stripe-go's API backend pointed at the simulator, the
+// way a service would configure it.
+func (e *env) stripeBackend(retries int64) stripe.Backend {
+	return stripe.GetBackendWithConfig(stripe.APIBackend, &stripe.BackendConfig{
 		URL:               stripe.String(e.srv.URL),
 		HTTPClient:        e.srv.Client(),
 		MaxNetworkRetries: stripe.Int64(retries),
 		LeveledLogger:     &stripe.LeveledLogger{Level: stripe.LevelNull},
 	})
+}
+
+// stripeClient is a real stripe-go client whose API backend is the
+// simulator.
+func (e *env) stripeClient(key string, retries int64) *stripe.Client {
+	backend := e.stripeBackend(retries)
 	return stripe.NewClient(key, stripe.WithBackends(&stripe.Backends{
 		API: backend, Connect: backend, Uploads: backend, MeterEvents: backend,
 	}))

@@ -211,7 +211,7 @@ func ChargeOf(ev gatewaysim.Event, rec *history.Recorder) (history.Charge, bool)
 	}
 	return history.Charge{
 		ID: ev.ChargeID, Order: ev.OrderID, Amount: ev.Amount, Currency: ev.Currency, Status: status,
-		IdempotencyKey: ev.IdempotencyKey, APIKey: ev.APIKey, At: stamp(rec, ev.Time),
+		IdempotencyKey: ev.IdempotencyKey, APIKey: ev.APIKey, At: stamp(rec, ev.Time), PaymentIntent: ev.PaymentIntent,
 	}, true
 }
 
@@ -230,6 +230,6 @@ func chargeEvent(c gatewaysim.Charge) gatewaysim.Event {
 	if c.Status != gatewaysim.StatusSucceeded {
 		typ = gatewaysim.EventDecline
 	}
-	return gatewaysim.Event{Type: typ, ChargeID: c.ID, OrderID: c.OrderID, Amount: c.Amount, Currency: c.Currency,
-		IdempotencyKey: c.IdempotencyKey, APIKey: c.APIKey, Time: c.Created}
+	return gatewaysim.Event{Type: typ, ChargeID: c.ID, PaymentIntent: c.PaymentIntent, OrderID: c.OrderID, Amount: c.Amount,
+		Currency: c.Currency, IdempotencyKey: c.IdempotencyKey, APIKey: c.APIKey, Time: c.Created}
 }

@@ -35,7 +35,8 @@ type Config struct {
 	Pool *pgxpool.Pool
 	// Store is the key store adapter; default NewPostgresStore(Pool).
 	Store Store
-	// Gateway is the payment gateway client.
+	// Gateway is the payment gateway client; its API field says whether
+	// charges go through /v1/charges or PaymentIntents.
 	Gateway *Gateway
 	// TTL is how long a finished key's full record is kept, from the first
 	// request with the key.
@@ -86,6 +87,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Gateway == nil {
 		return c, errors.New("reference: Config.Gateway is required")
+	}
+	if _, err := ParseGatewayAPI(string(c.Gateway.API)); err != nil {
+		return c, fmt.Errorf("reference: Config.Gateway.API: %w", err)
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {

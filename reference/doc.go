@@ -80,6 +80,9 @@
 //   - [Gateway] (Charge, FindCharge), [GatewayRequest] (the request id is the
 //     gateway Idempotency-Key), [Outcome] and [Classify]: Charged, Declined
 //     and Rejected are definitive; everything else is Indeterminate.
+//   - [GatewayAPI] (Gateway.API, --gateway-api): charges through
+//     /v1/charges or through PaymentIntents created with confirm=true; the
+//     claim protocol is the same, the answer names the charge either way.
 //
 // # Answers
 //

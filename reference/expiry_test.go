@@ -164,13 +164,21 @@ func sweep(t *testing.T, srv *reference.Server) reference.SweepStats {
 // A claim older than the gateway's own idempotency window is recovered by
 // searching the gateway (order id, then the request id in the charge's
 // metadata) before anything is re-sent: the gateway has forgotten the key,
-// so a blind re-send would charge a second time.
+// so a blind re-send would charge a second time. Through either gateway
+// API: PaymentIntents are searched as charges are.
 func TestSweeper_RecoveryPastGatewayKeyWindow(t *testing.T) {
+	for _, api := range reference.GatewayAPIs {
+		t.Run(string(api), func(t *testing.T) { recoverPastGatewayKeyWindow(t, api) })
+	}
+}
+
+func recoverPastGatewayKeyWindow(t *testing.T, api reference.GatewayAPI) {
 	clock := newFakeClock() // also the simulator's clock: its 24h key TTL passes too
-	e := newEnv(t, envOptions{clock: clock})
+	e := newEnv(t, envOptions{clock: clock, config: withAPI(api)})
 	ctx := context.Background()
 	store := e.replicas[0].srv.Store()
 	gw := reference.NewGateway(e.gw.URL, "sk_test_reference", 10*time.Second)
+	gw.API = api
 	tenant := uniq("sk")
 	claim := func(order string) reference.Claim {
 		key := uniq("key")

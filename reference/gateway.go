@@ -18,6 +18,49 @@ import (
 // always-succeeding test token.
 const DefaultSource = "tok_visa"
 
+// DefaultPaymentMethod is what a PaymentIntent is confirmed with: Stripe's
+// always-succeeding test PaymentMethod.
+const DefaultPaymentMethod = "pm_card_visa"
+
+// GatewayAPI is the Stripe API the reference charges through. Both make
+// one money movement per request id, deduplicated by the gateway under
+// that id, and both are searched by order for recovery; they differ in
+// path and shape only, so the claim protocol is the same with either.
+type GatewayAPI string
+
+const (
+	// ChargesAPI is POST /v1/charges with source=tok_visa (the default).
+	ChargesAPI GatewayAPI = "charges"
+	// PaymentIntentsAPI is POST /v1/payment_intents with confirm=true and
+	// payment_method=pm_card_visa: created and confirmed in one call, so
+	// one request id is still one gateway call. Its success answer is the
+	// PaymentIntent; the reference stores the charge it names
+	// (latest_charge).
+	PaymentIntentsAPI GatewayAPI = "payment_intents"
+)
+
+// GatewayAPIs lists the accepted APIs, for help texts and errors.
+var GatewayAPIs = []GatewayAPI{ChargesAPI, PaymentIntentsAPI}
+
+// ParseGatewayAPI reads a gateway API name ("" is ChargesAPI).
+func ParseGatewayAPI(s string) (GatewayAPI, error) {
+	switch api := GatewayAPI(strings.TrimSpace(s)); api {
+	case "":
+		return ChargesAPI, nil
+	case ChargesAPI, PaymentIntentsAPI:
+		return api, nil
+	}
+	return "", fmt.Errorf("unknown gateway API %q (want charges or payment_intents)", s)
+}
+
+// path is where the API creates a payment.
+func (a GatewayAPI) path() string {
+	if a == PaymentIntentsAPI {
+		return "/v1/payment_intents"
+	}
+	return "/v1/charges"
+}
+
 // maxGatewayBody bounds how much of a gateway response is read.
 const maxGatewayBody = 1 << 20
 
@@ -52,6 +95,8 @@ func (k OutcomeKind) String() string {
 }
 
 // GatewayCharge is the part of a Stripe charge object the reference reads.
+// A PaymentIntent is read into it too, then turned into the charge its
+// confirmation made (see charge).
 type GatewayCharge struct {
 	ID       string            `json:"id"`
 	Object   string            `json:"object"`
@@ -60,6 +105,23 @@ type GatewayCharge struct {
 	Status   string            `json:"status"`
 	Paid     bool              `json:"paid"`
 	Metadata map[string]string `json:"metadata"`
+	// LatestCharge is a PaymentIntent's charge; PaymentIntent is the
+	// PaymentIntent a charge was made by.
+	LatestCharge  string `json:"latest_charge"`
+	PaymentIntent string `json:"payment_intent"`
+}
+
+// charge is the charge c reports: a charge as it is; a PaymentIntent as
+// its latest charge, with the PaymentIntent's amount, currency, status and
+// metadata (a confirmed PaymentIntent's charge carries them). The ID is ""
+// for a PaymentIntent that was never confirmed: no charge.
+func (c GatewayCharge) charge() GatewayCharge {
+	if c.Object != "payment_intent" {
+		return c
+	}
+	c.PaymentIntent, c.ID, c.Object, c.LatestCharge = c.ID, c.LatestCharge, "charge", ""
+	c.Paid = c.Status == "succeeded"
+	return c
 }
 
 // GatewayError is a Stripe error object.
@@ -94,11 +156,15 @@ type GatewayRequest struct {
 	ChargeParams
 }
 
-// Gateway is a thin client for the Stripe /v1/charges subset the gateway
-// simulator serves.
+// Gateway is a thin client for the Stripe subset the gateway simulator
+// serves: charges, or PaymentIntents created with confirm=true.
 type Gateway struct {
 	// URL is the gateway base URL, e.g. http://127.0.0.1:12111.
 	URL string
+	// API is the Stripe API charges go through; "" is ChargesAPI. It lives
+	// on the client that makes the call, so every server built on the
+	// reference (the zoo, the garden) charges through it alike.
+	API GatewayAPI
 	// APIKey is the service's own secret key at the gateway.
 	APIKey string
 	// Timeout bounds one gateway call; past it the outcome is Indeterminate.
@@ -117,14 +183,21 @@ func NewGateway(baseURL, apiKey string, timeout time.Duration) *Gateway {
 		HTTP: &http.Client{Transport: tr}}
 }
 
-// Form is the form-encoded body sent for a charge. It is a pure function of
-// the request, so a re-send under the same id carries identical parameters
-// (the gateway refuses a key reused with other parameters).
-func (r GatewayRequest) Form() url.Values {
+// Form is the form-encoded body sent for a charge through api. It is a
+// pure function of the request, so a re-send under the same id carries
+// identical parameters (the gateway refuses a key reused with other
+// parameters).
+func (r GatewayRequest) Form(api GatewayAPI) url.Values {
 	f := url.Values{}
 	f.Set("amount", strconv.FormatInt(r.Amount, 10))
 	f.Set("currency", r.Currency)
-	f.Set("source", DefaultSource)
+	if api == PaymentIntentsAPI {
+		f.Set("confirm", "true")
+		f.Set("payment_method", DefaultPaymentMethod)
+		f.Set("payment_method_types[0]", "card")
+	} else {
+		f.Set("source", DefaultSource)
+	}
 	if r.Description != "" {
 		f.Set("description", r.Description)
 	}
@@ -133,14 +206,15 @@ func (r GatewayRequest) Form() url.Values {
 	return f
 }
 
-// Charge sends POST /v1/charges with Idempotency-Key: RequestID and
-// classifies the answer. It never returns an error: whatever goes wrong is
-// an Indeterminate outcome.
+// Charge sends POST /v1/charges (or /v1/payment_intents with
+// confirm=true) with Idempotency-Key: RequestID and classifies the answer.
+// It never returns an error: whatever goes wrong is an Indeterminate
+// outcome.
 func (g *Gateway) Charge(ctx context.Context, req GatewayRequest) Outcome {
 	ctx, cancel := g.withTimeout(ctx)
 	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, g.URL+"/v1/charges",
-		strings.NewReader(req.Form().Encode()))
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, g.URL+g.api().path(),
+		strings.NewReader(req.Form(g.api()).Encode()))
 	if err != nil {
 		return Outcome{Err: fmt.Errorf("gateway request: %w", err)}
 	}
@@ -153,12 +227,14 @@ func (g *Gateway) Charge(ctx context.Context, req GatewayRequest) Outcome {
 	return Classify(status, body)
 }
 
-// Classify turns a gateway status and body into an Outcome.
+// Classify turns a gateway status and body into an Outcome. A success
+// body may be a charge or a PaymentIntent; the outcome names the charge.
 func Classify(status int, body []byte) Outcome {
 	o := Outcome{Status: status}
 	if status >= 200 && status < 300 {
 		var c GatewayCharge
-		if err := json.Unmarshal(body, &c); err != nil || c.ID == "" {
+		err := json.Unmarshal(body, &c)
+		if c = c.charge(); err != nil || c.ID == "" {
 			o.Err = fmt.Errorf("gateway %d: unreadable charge", status)
 			return o
 		}
@@ -198,15 +274,17 @@ func Classify(status int, body []byte) Outcome {
 }
 
 // FindCharge searches the gateway for a charge made for orderID under
-// requestID (GET /v1/charges/search by metadata['order_id'], filtered on
-// metadata request_id). Recovery uses it once the gateway's own idempotency
-// window may have passed, when a re-send would no longer be deduplicated.
-// It returns nil, nil when the gateway holds no such charge.
+// requestID (GET /v1/charges/search, or /v1/payment_intents/search, by
+// metadata['order_id'], filtered on metadata request_id). Recovery uses it
+// once the gateway's own idempotency window may have passed, when a
+// re-send would no longer be deduplicated. It returns nil, nil when the
+// gateway holds no such charge (a PaymentIntent never confirmed made
+// none).
 func (g *Gateway) FindCharge(ctx context.Context, orderID, requestID string) (*GatewayCharge, error) {
 	ctx, cancel := g.withTimeout(ctx)
 	defer cancel()
 	q := url.Values{"query": {fmt.Sprintf("metadata['order_id']:'%s'", strings.ReplaceAll(orderID, "'", `\'`))}}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, g.URL+"/v1/charges/search?"+q.Encode(), nil)
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, g.URL+g.api().path()+"/search?"+q.Encode(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -223,12 +301,20 @@ func (g *Gateway) FindCharge(ctx context.Context, orderID, requestID string) (*G
 	if err := json.Unmarshal(body, &res); err != nil {
 		return nil, fmt.Errorf("gateway search: %w", err)
 	}
-	for i, c := range res.Data {
-		if c.Metadata["request_id"] == requestID {
-			return &res.Data[i], nil
+	for _, c := range res.Data {
+		if c = c.charge(); c.ID != "" && c.Metadata["request_id"] == requestID {
+			return &c, nil
 		}
 	}
 	return nil, nil
+}
+
+// api is the API charges go through.
+func (g *Gateway) api() GatewayAPI {
+	if g.API == "" {
+		return ChargesAPI
+	}
+	return g.API
 }
 
 func (g *Gateway) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {

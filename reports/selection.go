@@ -21,7 +21,8 @@ const maxTimelineOps = 200
 // drawing and the history table show the same selection.
 type selection struct {
 	h        *history.History
-	ops      []history.Op // by invoke time
+	ids      history.ChargeIDs // the ledger charge an answer's id names
+	ops      []history.Op      // by invoke time
 	charges  []history.Charge
 	faults   []history.Fault
 	vOps     map[int]bool
@@ -33,13 +34,13 @@ type selection struct {
 
 // selectEvents picks v's story out of h.
 func selectEvents(h *history.History, v checker.Violation) *selection {
-	s := &selection{h: h, vOps: setOf(v.Ops), vCharges: setOf(v.Charges), vFaults: setOf(v.Faults)}
+	s := &selection{h: h, ids: history.ChargeIDsOf(h.Charges), vOps: setOf(v.Ops), vCharges: setOf(v.Charges), vFaults: setOf(v.Faults)}
 	ops := relatedOps(h, v, s.vOps)
 	s.ops, s.note = capOps(ops, s.vOps)
 	if n := len(s.ops); n < len(h.Ops) {
 		s.note = joinNote(fmt.Sprintf("showing %d of %d ops%s", n, len(h.Ops), subject(v)), s.note)
 	}
-	s.charges = relatedCharges(h, v, s.ops, s.vCharges)
+	s.charges = relatedCharges(h, v, s.ops, s.ids, s.vCharges)
 	s.t0, s.t1 = s.window()
 	s.faults = relatedFaults(h, s)
 	return s
@@ -107,8 +108,8 @@ func violationCenter(ops []history.Op, vOps map[int]bool) time.Duration {
 
 // relatedCharges returns the ledger charges of the selected orders, the
 // charges the selected ops were told about, and v's own charges.
-func relatedCharges(h *history.History, v checker.Violation, ops []history.Op, vCharges map[string]bool) []history.Charge {
-	orders, ids := map[string]bool{}, map[string]bool{}
+func relatedCharges(h *history.History, v checker.Violation, ops []history.Op, ids history.ChargeIDs, vCharges map[string]bool) []history.Charge {
+	orders, named := map[string]bool{}, map[string]bool{}
 	if v.Order != "" {
 		orders[v.Order] = true
 	}
@@ -117,12 +118,12 @@ func relatedCharges(h *history.History, v checker.Violation, ops []history.Op, v
 			orders[o.Order] = true
 		}
 		if o.ChargeID != "" {
-			ids[o.ChargeID] = true
+			named[ids.Resolve(o.ChargeID)] = true
 		}
 	}
 	var out []history.Charge
 	for _, c := range h.Charges {
-		if vCharges[c.ID] || orders[c.Order] || ids[c.ID] {
+		if vCharges[c.ID] || orders[c.Order] || named[c.ID] {
 			out = append(out, c)
 		}
 	}

@@ -104,7 +104,7 @@ func (t *timeline) diamond(c history.Charge, x, cy, r float64) tlShape {
 // whose response named it: where the money went, and who was told.
 func (t *timeline) answers(c history.Charge, d tlShape) {
 	for _, o := range t.sel.ops {
-		if o.ChargeID != c.ID {
+		if t.sel.ids.Resolve(o.ChargeID) != c.ID {
 			continue
 		}
 		bar := t.barAt[o.ID]

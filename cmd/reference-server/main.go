@@ -1,8 +1,9 @@
 // Command reference-server runs the reference idempotency server: the charge
 // protocol of docs/protocol.md, its keys in PostgreSQL or Redis (STORE),
-// charging through a Stripe-like gateway. Configuration comes from the
-// environment (LISTEN_ADDR, DATABASE_URL or REDIS_URL, GATEWAY_URL,
-// GATEWAY_API_KEY, IDEMPOTENCY_TTL, …) and from
+// charging through a Stripe-like gateway (its /v1/charges, or
+// PaymentIntents with GATEWAY_API=payment_intents). Configuration comes
+// from the environment (LISTEN_ADDR, DATABASE_URL or REDIS_URL,
+// GATEWAY_URL, GATEWAY_API_KEY, GATEWAY_API, IDEMPOTENCY_TTL, …) and from
 // flags of the same meaning, flags winning. It prints
 // "reference-server listening on http://ADDR" once it serves, and shuts down
 // gracefully on SIGINT or SIGTERM, letting in-flight requests finish.
@@ -60,6 +61,7 @@ type options struct {
 	listen, store, databaseURL, redisURL, gatewayURL, gatewayAPIKey, logLevel, logFormat string
 	variant                                                                              zoo.Variant
 	redisOptions                                                                         *redis.Options // parsed --redis-url
+	gatewayAPI                                                                           reference.GatewayAPI
 
 	ttl, tombstoneTTL, maxWait, lease, sweepInterval, recoveryAfter, gatewayTimeout, gatewayKeyWindow, startTimeout time.Duration
 }
@@ -114,6 +116,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.redisURL, "redis-url", env("REDIS_URL", ""), "Redis URL redis://host:port/db, for --store=redis (env REDIS_URL)")
 	fs.StringVar(&o.gatewayURL, "gateway-url", env("GATEWAY_URL", ""), "payment gateway base URL (env GATEWAY_URL)")
 	fs.StringVar(&o.gatewayAPIKey, "gateway-api-key", env("GATEWAY_API_KEY", ""), "the server's secret key at the gateway (env GATEWAY_API_KEY)")
+	gatewayAPI := fs.String("gateway-api", env("GATEWAY_API", string(reference.ChargesAPI)), "the Stripe API to charge through: charges (POST /v1/charges) or payment_intents (POST /v1/payment_intents with confirm=true) (env GATEWAY_API)")
 	fs.StringVar(&o.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
 	fs.StringVar(&o.logFormat, "log-format", env("LOG_FORMAT", "json"), "json or text (env LOG_FORMAT)")
 	variant := fs.String("variant", env("VARIANT", "reference"), "the server to run: reference, a broken zoo variant or a garden variant, for self-validation (env VARIANT)")
@@ -139,6 +142,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	var err error
 	if o.variant, err = lookupVariant(*variant); err != nil {
 		return o, fmt.Errorf("%w: --variant: %v", errUsage, err)
+	}
+	if o.gatewayAPI, err = reference.ParseGatewayAPI(*gatewayAPI); err != nil {
+		return o, fmt.Errorf("%w: --gateway-api (env GATEWAY_API): %v", errUsage, err)
 	}
 	storeURL, err := o.storeURL()
 	if err != nil {
@@ -207,10 +213,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	gw := reference.NewGateway(o.gatewayURL, o.gatewayAPIKey, o.gatewayTimeout)
+	gw.API = o.gatewayAPI
 	srv, err := o.variant.New(reference.Config{
 		Pool:             cfg.Pool,
 		Store:            cfg.Store,
-		Gateway:          reference.NewGateway(o.gatewayURL, o.gatewayAPIKey, o.gatewayTimeout),
+		Gateway:          gw,
 		TTL:              o.ttl,
 		TombstoneTTL:     o.tombstoneTTL,
 		MaxWait:          o.maxWait,
