@@ -80,8 +80,14 @@ func TestREADME_NewcomersWalk(t *testing.T) {
 	if err := os.Symlink(binaries(t), filepath.Join(dir, "bin")); err != nil {
 		t.Fatal(err)
 	}
-	// The README's bad file: a duration that is no duration on line 6.
+	// The README's example target files, as in a clone.
+	if err := os.Symlink(filepath.Join(repoRoot(t), "examples"), filepath.Join(dir, "examples")); err != nil {
+		t.Fatal(err)
+	}
+	// The README's bad files: a duration that is no duration on line 6; a
+	// store no one can start on line 3.
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("name: mine\nstart: {command: ./srv}\npolicy:\n  ttl: 2s\n  retry_window: 2s\n  max_wait: soon\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad-store.yaml"), []byte("name: mine\nstart: {command: ./srv}\nneeds: [redis, mongo]\npolicy: {ttl: 2s}\n"), 0o644)
 	sessions := readmeSessions(t)
 	if len(sessions) < 4 {
 		t.Fatalf("found %d command sessions in the README", len(sessions))
