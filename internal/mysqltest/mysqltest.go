@@ -1,6 +1,6 @@
 // Package mysqltest gives tests a throwaway MariaDB shared by the whole
 // test binary (started on first use, stopped by Main) and a fresh database
-// in it per call. It imports only internal/mysqlserver; only tests import
+// in it per call. It imports internal/mysqlserver and internal/shared; only tests import
 // it.
 package mysqltest
 
@@ -8,18 +8,21 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/mysqlserver"
+	"github.com/idemcheck/idemcheck/internal/shared"
 )
 
 var (
-	mu     sync.Mutex
-	server *mysqlserver.Server
-	seq    atomic.Int64
+	server = shared.Server[*mysqlserver.Server]{Name: "mysqltest", Timeout: 90 * time.Second,
+		Start: func(ctx context.Context) (*mysqlserver.Server, error) {
+			return mysqlserver.Start(ctx, mysqlserver.Options{})
+		},
+		Close: func(s *mysqlserver.Server) { s.Close() }}
+	seq atomic.Int64
 )
 
 // Main runs the tests and then stops the shared server, if one was
@@ -31,30 +34,12 @@ func Main(m *testing.M) {
 }
 
 // Stop stops the shared server; a later Server starts a new one.
-func Stop() {
-	mu.Lock()
-	defer mu.Unlock()
-	if server != nil {
-		server.Close()
-		server = nil
-	}
-}
+func Stop() { server.Stop() }
 
 // Server returns the shared server, starting it on first use.
 func Server(tb testing.TB) *mysqlserver.Server {
 	tb.Helper()
-	mu.Lock()
-	defer mu.Unlock()
-	if server == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		s, err := mysqlserver.Start(ctx, mysqlserver.Options{})
-		if err != nil {
-			tb.Fatalf("mysqltest: %v", err)
-		}
-		server = s
-	}
-	return server
+	return server.Get(tb)
 }
 
 // DSN is the go-sql-driver DSN of a database no other test uses.

@@ -1,25 +1,28 @@
 // Package pgtest gives tests a fresh PostgreSQL database: DATABASE_URL when
 // it is set, otherwise a database in one throwaway cluster shared by the
 // whole test binary (started on first use, stopped by Main). It imports
-// only internal/pgcluster; only tests import it.
+// internal/pgcluster and internal/shared; only tests import it.
 package pgtest
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/pgcluster"
+	"github.com/idemcheck/idemcheck/internal/shared"
 )
 
 var (
-	mu      sync.Mutex
-	cluster *pgcluster.Cluster
-	seq     atomic.Int64
+	cluster = shared.Server[*pgcluster.Cluster]{Name: "pgtest", Timeout: 90 * time.Second,
+		Start: func(ctx context.Context) (*pgcluster.Cluster, error) {
+			return pgcluster.Start(ctx, pgcluster.Options{})
+		},
+		Close: func(c *pgcluster.Cluster) { c.Stop() }}
+	seq atomic.Int64
 )
 
 // Main runs the tests and then stops the shared cluster, if one was started.
@@ -31,31 +34,13 @@ func Main(m *testing.M) {
 }
 
 // Stop stops the shared cluster; later calls to URL start a new one.
-func Stop() {
-	mu.Lock()
-	defer mu.Unlock()
-	if cluster != nil {
-		cluster.Stop()
-		cluster = nil
-	}
-}
+func Stop() { cluster.Stop() }
 
 // Cluster returns the shared cluster, starting it on first use. Tests that
 // need the cluster itself (pgbench, a second database) use it.
 func Cluster(tb testing.TB) *pgcluster.Cluster {
 	tb.Helper()
-	mu.Lock()
-	defer mu.Unlock()
-	if cluster == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		c, err := pgcluster.Start(ctx, pgcluster.Options{})
-		if err != nil {
-			tb.Fatalf("pgtest: %v", err)
-		}
-		cluster = c
-	}
-	return cluster
+	return cluster.Get(tb)
 }
 
 // URL returns the URL of a database no other test uses. With DATABASE_URL

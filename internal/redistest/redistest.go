@@ -1,6 +1,6 @@
 // Package redistest gives tests a throwaway Redis shared by the whole test
 // binary (started on first use, stopped by Main) and a logical database of
-// their own in it. It imports only internal/redisserver; only tests import
+// their own in it. It imports internal/redisserver and internal/shared; only tests import
 // it.
 package redistest
 
@@ -16,12 +16,17 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/redisserver"
+	"github.com/idemcheck/idemcheck/internal/shared"
 )
 
 var (
-	mu     sync.Mutex
-	server *redisserver.Server
-	next   int // the next logical database to hand out
+	server = shared.Server[*redisserver.Server]{Name: "redistest", Timeout: time.Minute,
+		Start: func(ctx context.Context) (*redisserver.Server, error) {
+			return redisserver.Start(ctx, redisserver.Options{})
+		},
+		Close: func(s *redisserver.Server) { s.Close() }}
+	mu   sync.Mutex
+	next int // the next logical database to hand out
 )
 
 // Main runs the tests and then stops the shared server, if one was
@@ -34,29 +39,16 @@ func Main(m *testing.M) {
 
 // Stop stops the shared server; a later Server starts a new one.
 func Stop() {
+	server.Stop()
 	mu.Lock()
-	defer mu.Unlock()
-	if server != nil {
-		server.Close()
-		server, next = nil, 0
-	}
+	next = 0
+	mu.Unlock()
 }
 
 // Server returns the shared server, starting it on first use.
 func Server(tb testing.TB) *redisserver.Server {
 	tb.Helper()
-	mu.Lock()
-	defer mu.Unlock()
-	if server == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		s, err := redisserver.Start(ctx, redisserver.Options{})
-		if err != nil {
-			tb.Fatalf("redistest: %v", err)
-		}
-		server = s
-	}
-	return server
+	return server.Get(tb)
 }
 
 // URL is a redis:// URL of a logical database no other test of this
