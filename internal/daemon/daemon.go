@@ -39,6 +39,9 @@ type Spec struct {
 	// Stop is the signal of a graceful shutdown: SIGINT is PostgreSQL's
 	// fast shutdown, SIGTERM Redis's and MariaDB's.
 	Stop syscall.Signal
+	// Home is the folder the server keeps its data and log in, which Close
+	// removes ("" for none).
+	Home string
 	// Ready reports nil once the server accepts work.
 	Ready func(ctx context.Context) error
 	// Log receives lifecycle messages; nil discards them.
@@ -161,6 +164,27 @@ func (d *Daemon) Stop(grace time.Duration) error {
 		grace = DefaultGrace
 	}
 	return d.signal(d.spec.Stop, grace)
+}
+
+// Restart stops the server gracefully and launches it again on the same
+// command line (same port, same data), waiting up to timeout for Ready.
+func (d *Daemon) Restart(ctx context.Context, timeout time.Duration) error {
+	if err := d.Stop(0); err != nil {
+		return err
+	}
+	return d.Launch(ctx, timeout)
+}
+
+// Dir is Spec.Home: the server's data and log.
+func (d *Daemon) Dir() string { return d.spec.Home }
+
+// Close stops the server and removes Spec.Home. Safe to call twice.
+func (d *Daemon) Close() error {
+	err := d.Stop(0)
+	if d.spec.Home == "" {
+		return err
+	}
+	return errors.Join(err, os.RemoveAll(d.spec.Home))
 }
 
 // Kill is SIGKILL to the process group: the store crashes, losing what it

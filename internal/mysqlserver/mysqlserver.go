@@ -48,7 +48,6 @@ type Options struct {
 // Server is a running throwaway MariaDB.
 type Server struct {
 	*daemon.Daemon
-	dir  string
 	port int
 }
 
@@ -85,10 +84,10 @@ func start(ctx context.Context, dir, mariadbd, install string, opts Options) (*S
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, port: port}
+	s := &Server{port: port}
 	args := Args(Config{DataDir: data, Socket: filepath.Join(dir, "mysqld.sock"), Port: port, Bind: "127.0.0.1",
 		User: osUser(), LogError: filepath.Join(dir, "mysql.log")})
-	s.Daemon = daemon.New(daemon.Spec{Name: "mysql", Path: mariadbd, Dir: dir, LogPath: filepath.Join(dir, "mysql.log"),
+	s.Daemon = daemon.New(daemon.Spec{Name: "mysql", Path: mariadbd, Dir: dir, Home: dir, LogPath: filepath.Join(dir, "mysql.log"),
 		Args: args, Stop: syscall.SIGTERM, Ready: s.ping, Log: opts.Logger})
 	timeout := opts.StartTimeout
 	if timeout <= 0 {
@@ -210,23 +209,9 @@ func CreateDatabaseAt(ctx context.Context, addr, name string) error {
 	return nil
 }
 
-// Dir is the server's directory: data and log.
-func (s *Server) Dir() string { return s.dir }
-
 // Restart stops the server gracefully and starts it again on the same
 // port and data.
-func (s *Server) Restart(ctx context.Context) error {
-	if err := s.Daemon.Stop(0); err != nil {
-		return err
-	}
-	return s.Launch(ctx, 60*time.Second)
-}
-
-// Close stops the server and removes its directory. Safe to call twice.
-func (s *Server) Close() error {
-	err := s.Daemon.Stop(0)
-	return errors.Join(err, os.RemoveAll(s.dir))
-}
+func (s *Server) Restart(ctx context.Context) error { return s.Daemon.Restart(ctx, 60*time.Second) }
 
 func findBinaries() (mariadbd, install string, err error) {
 	for _, c := range []string{os.Getenv("MARIADBD"), "/usr/sbin/mariadbd", "mariadbd"} {

@@ -194,12 +194,7 @@ func (c *Cluster) Stop() error {
 
 // Restart stops the server (fast shutdown) and starts it again on the
 // same port and data.
-func (c *Cluster) Restart(ctx context.Context) error {
-	if err := c.Daemon.Stop(daemon.DefaultGrace); err != nil {
-		return err
-	}
-	return c.Launch(ctx, 60*time.Second)
-}
+func (c *Cluster) Restart(ctx context.Context) error { return c.Daemon.Restart(ctx, 60*time.Second) }
 
 func (c *Cluster) asUser(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{}

@@ -27,11 +27,7 @@ var (
 
 // Main runs the tests and then stops the shared cluster, if one was started.
 // Call it from TestMain: `func TestMain(m *testing.M) { pgtest.Main(m) }`.
-func Main(m *testing.M) {
-	code := m.Run()
-	Stop()
-	os.Exit(code)
-}
+func Main(m *testing.M) { shared.Main(m, Stop) }
 
 // Stop stops the shared cluster; later calls to URL start a new one.
 func Stop() { cluster.Stop() }

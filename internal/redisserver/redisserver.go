@@ -53,7 +53,6 @@ type Options struct {
 // Server is a running throwaway Redis.
 type Server struct {
 	*daemon.Daemon
-	dir  string
 	port int
 }
 
@@ -76,9 +75,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Server{dir: dir, port: port}
+	s := &Server{port: port}
 	args, _ := Args(port, "127.0.0.1", dir, opts.AppendFsync)
-	s.Daemon = daemon.New(daemon.Spec{Name: "redis", Path: bin, Dir: dir, LogPath: filepath.Join(dir, "redis.log"),
+	s.Daemon = daemon.New(daemon.Spec{Name: "redis", Path: bin, Dir: dir, Home: dir, LogPath: filepath.Join(dir, "redis.log"),
 		Args: args, Stop: syscall.SIGTERM, Ready: s.ping, Log: opts.Logger})
 	timeout := opts.StartTimeout
 	if timeout <= 0 {
@@ -140,23 +139,9 @@ func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.It
 // URL is redis://127.0.0.1:port/0.
 func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
 
-// Dir is the server's directory: its append-only file and log.
-func (s *Server) Dir() string { return s.dir }
-
-// Restart stops the server gracefully (Redis writes its append-only file
-// on SIGTERM) and starts it again on the same port and data.
-func (s *Server) Restart(ctx context.Context) error {
-	if err := s.Daemon.Stop(0); err != nil {
-		return err
-	}
-	return s.Launch(ctx, 30*time.Second)
-}
-
-// Close stops the server and removes its directory. Safe to call twice.
-func (s *Server) Close() error {
-	err := s.Daemon.Stop(0)
-	return errors.Join(err, os.RemoveAll(s.dir))
-}
+// Restart stops the server gracefully and starts it again on the same
+// port and data.
+func (s *Server) Restart(ctx context.Context) error { return s.Daemon.Restart(ctx, 30*time.Second) }
 
 func findBinary(explicit string) (string, error) {
 	for _, b := range []string{explicit, os.Getenv("REDIS_SERVER"), "redis-server"} {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -31,11 +30,7 @@ var (
 
 // Main runs the tests and then stops the shared server, if one was
 // started. Call it from TestMain.
-func Main(m *testing.M) {
-	code := m.Run()
-	Stop()
-	os.Exit(code)
-}
+func Main(m *testing.M) { shared.Main(m, Stop) }
 
 // Stop stops the shared server; a later Server starts a new one.
 func Stop() {

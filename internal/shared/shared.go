@@ -8,6 +8,7 @@ package shared
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -55,4 +56,12 @@ func (s *Server[T]) Stop() {
 		var zero T
 		s.v, s.running = zero, false
 	}
+}
+
+// Main runs the tests, then stop (each helper's Stop), and exits with the
+// tests' code: a helper's Main in one line.
+func Main(m *testing.M, stop func()) {
+	code := m.Run()
+	stop()
+	os.Exit(code)
 }
