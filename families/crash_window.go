@@ -121,41 +121,17 @@ func Solo(sc scenarios.Scenario, orders []string) (scenarios.Scenario, bool) {
 // around it; every fault is healed and every replica back before strike
 // returns. Every fault and process step carries the point and payment.
 // The point's fault kind (history.CrashWave) picks the choreography: a
-// kill or a pause inside the gateway's hold of the charge, a kill after
-// the answer, a link fault on the replica's gateway or database link, or
-// (any other kind) a gateway rule for the payment's order, firing once.
+// kill, a pause or a store restart inside the gateway's hold of the
+// charge (strikeInHold), a kill after the answer, a link fault on the
+// replica's gateway link or on its link to the point's store, or (any
+// other kind) a gateway rule for the payment's order, firing once.
 func strike(b *builder, point string, replica int, first scenarios.Send) {
 	r := replica
 	at := func(s scenarios.Step) scenarios.Step { s.Point, s.Payment = point, first.Order; return s }
-	link := fmt.Sprintf("replica%d->gateway", r)
-	async := first
-	async.Async = true
 	cp, _ := history.CrashPointNamed(point)
 	switch cp.Kind {
 	case "kill_in_hang", "pause", "store_restart":
-		hang := "hang_" + first.Order
-		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: hang, Kind: "gateway:charge_then_hang", Order: first.Order}}))
-		b.send(async)
-		b.wait(scenarios.Wait{Hold: first.Order})
-		switch cp.Kind {
-		case "kill_in_hang":
-			b.add(at(scenarios.Step{Kill: &r}))
-			b.add(scenarios.Step{Release: first.Order})
-			b.wait(scenarios.Wait{Responses: []string{first.ID}})
-			b.add(scenarios.Step{Restart: &r})
-		case "store_restart":
-			id := "store_" + first.Order
-			b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Store: cp.Store}}))
-			b.add(scenarios.Step{Release: first.Order})
-			b.wait(scenarios.Wait{Responses: []string{first.ID}})
-			b.heal(id)
-		default:
-			b.add(at(scenarios.Step{Pause: &r}))
-			b.add(scenarios.Step{Release: first.Order})
-			b.add(scenarios.Step{Resume: &r})
-			b.wait(scenarios.Wait{Responses: []string{first.ID}})
-		}
-		b.heal(hang)
+		strikeInHold(b, at, cp, r, first)
 	default:
 		id := "gw_" + first.Order
 		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Order: first.Order, Params: map[string]string{"times": "1"}}}))
@@ -163,7 +139,7 @@ func strike(b *builder, point string, replica int, first scenarios.Send) {
 		b.heal(id)
 	case "reset_peer", "timeout":
 		id := "net_" + first.Order
-		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Link: link, Direction: "downstream", Params: map[string]string{"timeout": "100ms"}}}))
+		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Link: fmt.Sprintf("replica%d->gateway", r), Direction: "downstream", Params: map[string]string{"timeout": "100ms"}}}))
 		b.send(first)
 		b.heal(id)
 	case "down":
@@ -176,4 +152,37 @@ func strike(b *builder, point string, replica int, first scenarios.Send) {
 		b.add(at(scenarios.Step{Kill: &r}))
 		b.add(scenarios.Step{Restart: &r})
 	}
+}
+
+// strikeInHold strikes while the gateway holds the payment's committed
+// charge (charge_then_hang): the replica is killed (and restarted once
+// the held answer is released into nothing), frozen and thawed, or its
+// store restarted, and then the charge is released.
+func strikeInHold(b *builder, at func(scenarios.Step) scenarios.Step, cp history.CrashPoint, r int, first scenarios.Send) {
+	hang := "hang_" + first.Order
+	async := first
+	async.Async = true
+	b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: hang, Kind: "gateway:charge_then_hang", Order: first.Order}}))
+	b.send(async)
+	b.wait(scenarios.Wait{Hold: first.Order})
+	answered := scenarios.Wait{Responses: []string{first.ID}}
+	switch cp.Kind {
+	case "kill_in_hang":
+		b.add(at(scenarios.Step{Kill: &r}))
+		b.add(scenarios.Step{Release: first.Order})
+		b.wait(answered)
+		b.add(scenarios.Step{Restart: &r})
+	case "store_restart":
+		id := "store_" + first.Order
+		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Store: cp.Store}}))
+		b.add(scenarios.Step{Release: first.Order})
+		b.wait(answered)
+		b.heal(id)
+	default: // pause
+		b.add(at(scenarios.Step{Pause: &r}))
+		b.add(scenarios.Step{Release: first.Order})
+		b.add(scenarios.Step{Resume: &r})
+		b.wait(answered)
+	}
+	b.heal(hang)
 }
