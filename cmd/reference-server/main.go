@@ -298,7 +298,7 @@ func openRedis(ctx context.Context, o options, log *slog.Logger) (*redis.Client,
 
 // openMySQL connects (retrying while MySQL starts) and creates the table.
 func openMySQL(ctx context.Context, o options, log *slog.Logger) (*sql.DB, error) {
-	db, err := mysqlstore.Open(o.mysqlDSN)
+	db, err := mysqlstore.Open(o.mysqlDSN, log)
 	if err != nil {
 		return nil, fmt.Errorf("%w: MYSQL_DSN: %v", errUsage, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	_ "embed"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -48,13 +49,19 @@ func Config(dsn string) (*mysql.Config, error) {
 	return cfg, nil
 }
 
-// Open opens a pool on the DSN, configured by Config. It does not connect;
+// Open opens a pool on the DSN, configured by Config, the driver's own
+// messages (a dead connection closed) going to log as warnings (nil:
+// discarded), so a server's log stays one format. It does not connect;
 // Migrate (or Ping) does.
-func Open(dsn string) (*sql.DB, error) {
+func Open(dsn string, log *slog.Logger) (*sql.DB, error) {
 	cfg, err := Config(dsn)
 	if err != nil {
 		return nil, err
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg.Logger = driverLog{log}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err
@@ -94,3 +101,8 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	}
 	return nil
 }
+
+// driverLog is a go-sql-driver logger writing to slog.
+type driverLog struct{ log *slog.Logger }
+
+func (l driverLog) Print(v ...any) { l.log.Warn(fmt.Sprint(v...), "store", "mysql") }

@@ -30,7 +30,7 @@ func TestConfig_OverridesWhatTheStatementsRelyOn(t *testing.T) {
 // Replicas starting together may all migrate at once; the table is
 // created once and a second migration is a no-op.
 func TestMigrate_ConcurrentReplicas(t *testing.T) {
-	db, err := mysqlstore.Open(mysqltest.DSN(t))
+	db, err := mysqlstore.Open(mysqltest.DSN(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func lockWaits(t *testing.T, db *sql.DB) int64 {
 // claim whose row another transaction (holder) has locked.
 func lockedKey(t *testing.T) (*mysqlstore.Store, reference.Claim, *sql.Tx) {
 	t.Helper()
-	db, err := mysqlstore.Open(mysqltest.DSN(t) + "&innodb_lock_wait_timeout=1")
+	db, err := mysqlstore.Open(mysqltest.DSN(t)+"&innodb_lock_wait_timeout=1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

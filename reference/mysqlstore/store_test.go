@@ -15,7 +15,7 @@ func TestMain(m *testing.M) { mysqltest.Main(m) }
 // newStore is a store on a fresh, migrated database of its own.
 func newStore(t *testing.T) *mysqlstore.Store {
 	t.Helper()
-	db, err := mysqlstore.Open(mysqltest.DSN(t))
+	db, err := mysqlstore.Open(mysqltest.DSN(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
