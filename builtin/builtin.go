@@ -152,6 +152,8 @@ var Members = []Member{
 		Protocol: &target.Protocol{Path: "/orders/{order_id}/payments", Encoding: target.EncodingForm, Body: mustBody(OwnShapeBody)}},
 	{Name: "redis-store", Kind: "garden", Bug: "none: keys in Redis: SET NX PX claim, owner token checked by a Lua script on every write, lease renewed during the gateway call, intent recorded before the call", Family: "crash-window",
 		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+	{Name: "mysql-store", Kind: "garden", Bug: "none: keys in MySQL: INSERT … ON DUPLICATE KEY claim, conditional updates by request id and owner, leases renewed during the gateway call, intent recorded before the call", Family: "crash-window",
+		Needs: []string{"mysql"}, Flags: []string{"--store=mysql"}},
 	// payment-intents is the reference charging through Stripe's
 	// PaymentIntents: crash-window exercises the gateway call it changes
 	// (the key sent with it, the answer read from it, the search that
@@ -273,6 +275,7 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 var storeEnv = map[string][2]string{
 	"postgres": {"DATABASE_URL", "{{.DatabaseURL}}"},
 	"redis":    {"REDIS_URL", "{{.RedisURL}}"},
+	"mysql":    {"MYSQL_DSN", "{{.MySQLDSN}}"},
 }
 
 // FindBinDir finds the directory holding reference-server: the

@@ -112,8 +112,10 @@ func TestMembers_Table(t *testing.T) {
 			t.Errorf("%s: %v", m.Name, err)
 			continue
 		}
-		if tg.NeedsStore("redis") && (!slices.Contains(tg.Start.Args, "--store=redis") || tg.Start.Env["REDIS_URL"] != "{{.RedisURL}}") {
-			t.Errorf("%s needs Redis but does not run on it: args %v, env %v", m.Name, tg.Start.Args, tg.Start.Env)
+		for store, env := range map[string][2]string{"redis": {"REDIS_URL", "{{.RedisURL}}"}, "mysql": {"MYSQL_DSN", "{{.MySQLDSN}}"}} {
+			if tg.NeedsStore(store) && (!slices.Contains(tg.Start.Args, "--store="+store) || tg.Start.Env[env[0]] != env[1]) {
+				t.Errorf("%s needs %s but does not run on it: args %v, env %v", m.Name, store, tg.Start.Args, tg.Start.Env)
+			}
 		}
 		if tg.NeedsPostgres() != (tg.Start.Env["DATABASE_URL"] != "") {
 			t.Errorf("%s: needs %v but DATABASE_URL is %q", m.Name, tg.Needs, tg.Start.Env["DATABASE_URL"])

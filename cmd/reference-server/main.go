@@ -1,8 +1,8 @@
 // Command reference-server runs the reference idempotency server: the charge
-// protocol of docs/protocol.md, its keys in PostgreSQL or Redis (STORE),
-// charging through a Stripe-like gateway (its /v1/charges, or
+// protocol of docs/protocol.md, its keys in PostgreSQL, Redis or MySQL
+// (STORE), charging through a Stripe-like gateway (its /v1/charges, or
 // PaymentIntents with GATEWAY_API=payment_intents). Configuration comes
-// from the environment (LISTEN_ADDR, DATABASE_URL or REDIS_URL,
+// from the environment (LISTEN_ADDR, DATABASE_URL, REDIS_URL or MYSQL_DSN,
 // GATEWAY_URL, GATEWAY_API_KEY, GATEWAY_API, IDEMPOTENCY_TTL, …) and from
 // flags of the same meaning, flags winning. It prints
 // "reference-server listening on http://ADDR" once it serves, and shuts down
@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,6 +35,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemcheck/idemcheck/reference"
+	"github.com/idemcheck/idemcheck/reference/mysqlstore"
 	"github.com/idemcheck/idemcheck/reference/redisstore"
 	"github.com/idemcheck/idemcheck/reference/zoo"
 )
@@ -58,10 +60,10 @@ var errUsage = errors.New("usage")
 
 // options is the parsed configuration.
 type options struct {
-	listen, store, databaseURL, redisURL, gatewayURL, gatewayAPIKey, logLevel, logFormat string
-	variant                                                                              zoo.Variant
-	redisOptions                                                                         *redis.Options // parsed --redis-url
-	gatewayAPI                                                                           reference.GatewayAPI
+	listen, store, databaseURL, redisURL, mysqlDSN, gatewayURL, gatewayAPIKey, logLevel, logFormat string
+	variant                                                                                        zoo.Variant
+	redisOptions                                                                                   *redis.Options // parsed --redis-url
+	gatewayAPI                                                                                     reference.GatewayAPI
 
 	ttl, tombstoneTTL, maxWait, lease, sweepInterval, recoveryAfter, gatewayTimeout, gatewayKeyWindow, startTimeout time.Duration
 }
@@ -111,9 +113,10 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs := flag.NewFlagSet("reference-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", env("LISTEN_ADDR", "127.0.0.1:8080"), "listen address (env LISTEN_ADDR)")
-	fs.StringVar(&o.store, "store", env("STORE", storePostgres), "where keys are kept: postgres or redis (env STORE)")
+	fs.StringVar(&o.store, "store", env("STORE", storePostgres), "where keys are kept: postgres, redis or mysql (env STORE)")
 	fs.StringVar(&o.databaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL, for --store=postgres (env DATABASE_URL)")
 	fs.StringVar(&o.redisURL, "redis-url", env("REDIS_URL", ""), "Redis URL redis://host:port/db, for --store=redis (env REDIS_URL)")
+	fs.StringVar(&o.mysqlDSN, "mysql-dsn", env("MYSQL_DSN", ""), "MySQL DSN user:pass@tcp(host:port)/db, for --store=mysql (env MYSQL_DSN)")
 	fs.StringVar(&o.gatewayURL, "gateway-url", env("GATEWAY_URL", ""), "payment gateway base URL (env GATEWAY_URL)")
 	fs.StringVar(&o.gatewayAPIKey, "gateway-api-key", env("GATEWAY_API_KEY", ""), "the server's secret key at the gateway (env GATEWAY_API_KEY)")
 	gatewayAPI := fs.String("gateway-api", env("GATEWAY_API", string(reference.ChargesAPI)), "the Stripe API to charge through: charges (POST /v1/charges) or payment_intents (POST /v1/payment_intents with confirm=true) (env GATEWAY_API)")
@@ -159,18 +162,31 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	if len(missing) > 0 {
 		return o, fmt.Errorf("%w: missing %s (environment or flag)", errUsage, strings.Join(missing, ", "))
 	}
-	if o.store == storeRedis {
+	return o, o.parseStoreURL()
+}
+
+// parseStoreURL checks the selected store's address, so a bad one is a
+// usage error at start-up.
+func (o *options) parseStoreURL() error {
+	var err error
+	switch o.store {
+	case storeRedis:
 		if o.redisOptions, err = redisstore.ParseURL(o.redisURL); err != nil {
-			return o, fmt.Errorf("%w: --redis-url (REDIS_URL): %v (want redis://host:port/db)", errUsage, err)
+			return fmt.Errorf("%w: --redis-url (REDIS_URL): %v (want redis://host:port/db)", errUsage, err)
+		}
+	case storeMySQL:
+		if _, err = mysqlstore.Config(o.mysqlDSN); err != nil {
+			return fmt.Errorf("%w: --mysql-dsn (MYSQL_DSN): %v (want user:pass@tcp(host:port)/db)", errUsage, err)
 		}
 	}
-	return o, nil
+	return nil
 }
 
 // The stores --store selects.
 const (
 	storePostgres = "postgres"
 	storeRedis    = "redis"
+	storeMySQL    = "mysql"
 )
 
 // storeURL is the variable naming the selected store and its value.
@@ -180,8 +196,10 @@ func (o options) storeURL() ([2]string, error) {
 		return [2]string{"DATABASE_URL", o.databaseURL}, nil
 	case storeRedis:
 		return [2]string{"REDIS_URL", o.redisURL}, nil
+	case storeMySQL:
+		return [2]string{"MYSQL_DSN", o.mysqlDSN}, nil
 	}
-	return [2]string{}, fmt.Errorf("%w: --store: unknown store %q: expected %s or %s", errUsage, o.store, storePostgres, storeRedis)
+	return [2]string{}, fmt.Errorf("%w: --store: unknown store %q: expected %s, %s or %s", errUsage, o.store, storePostgres, storeRedis, storeMySQL)
 }
 
 func newLogger(o options, w io.Writer) (*slog.Logger, error) {
@@ -238,12 +256,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // openStore opens the store --store selects: the Config fields that name
 // it, and how to close it.
 func openStore(ctx context.Context, o options, log *slog.Logger) (reference.Config, func(), error) {
-	if o.store == storeRedis {
+	switch o.store {
+	case storeRedis:
 		client, err := openRedis(ctx, o, log)
 		if err != nil {
 			return reference.Config{}, nil, err
 		}
 		return reference.Config{Store: redisstore.New(client)}, func() { client.Close() }, nil
+	case storeMySQL:
+		db, err := openMySQL(ctx, o, log)
+		if err != nil {
+			return reference.Config{}, nil, err
+		}
+		return reference.Config{Store: mysqlstore.New(db)}, func() { db.Close() }, nil
 	}
 	pool, err := openDatabase(ctx, o, log)
 	if err != nil {
@@ -277,6 +302,19 @@ func openRedis(ctx context.Context, o options, log *slog.Logger) (*redis.Client,
 		return nil, fmt.Errorf("redis: %w", err)
 	}
 	return client, nil
+}
+
+// openMySQL connects (retrying while MySQL starts) and creates the table.
+func openMySQL(ctx context.Context, o options, log *slog.Logger) (*sql.DB, error) {
+	db, err := mysqlstore.Open(o.mysqlDSN, log)
+	if err != nil {
+		return nil, fmt.Errorf("%w: MYSQL_DSN: %v", errUsage, err)
+	}
+	if err := untilReady(ctx, o, log, func(ctx context.Context) error { return mysqlstore.Migrate(ctx, db) }); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mysql: %w", err)
+	}
+	return db, nil
 }
 
 // untilReady retries try (each attempt bounded to 5s) every 250ms until it

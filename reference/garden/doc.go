@@ -19,7 +19,8 @@
 // the retry window it promises. stripe_body.go: a Stripe-shaped response
 // body, the order under metadata.order_id. own_shape.go: a request shape
 // of its own (a path with the order, a form body). redis_store.go: the keys in
-// Redis (reference/redisstore). garden.go: the registry and the shared
+// Redis (reference/redisstore). mysql_store.go: the keys in MySQL
+// (reference/mysqlstore). garden.go: the registry and the shared
 // wrapper.
 //
 // builtin.Members (kind "garden") says which family exercises each choice;

@@ -14,7 +14,7 @@ import (
 var ErrUnknown = errors.New("unknown garden variant")
 
 // variants is the registry; each member lives in its own file.
-var variants = []zoo.Variant{opaqueKeys, inFlight429, exactTTL, stripeBody, ownShape, redisStore}
+var variants = []zoo.Variant{opaqueKeys, inFlight429, exactTTL, stripeBody, ownShape, redisStore, mysqlStore}
 
 // Lookup finds a garden member by name.
 func Lookup(name string) (zoo.Variant, error) {
@@ -53,4 +53,20 @@ func newWrapped(cfg reference.Config, wrap func(next http.Handler) http.Handler)
 		return nil, err
 	}
 	return wrapped{Server: s, wrap: wrap}, nil
+}
+
+// onStore is the reference itself on a store adapter of its own (the
+// choice is the store): it refuses to start when check says the store
+// configured is another (--store), rather than run as something it is not.
+func onStore(name, bug string, check func(reference.Store) error) zoo.Variant {
+	return zoo.Variant{Name: name, Bug: bug, New: func(cfg reference.Config) (zoo.Server, error) {
+		if err := check(cfg.Store); err != nil {
+			return nil, err
+		}
+		s, err := reference.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}}
 }

@@ -3,7 +3,6 @@ package garden
 import (
 	"github.com/idemcheck/idemcheck/reference"
 	"github.com/idemcheck/idemcheck/reference/redisstore"
-	"github.com/idemcheck/idemcheck/reference/zoo"
 )
 
 // redisStore is the reference with its keys in Redis (reference/redisstore,
@@ -13,17 +12,6 @@ import (
 // Keeping keys in Redis instead of PostgreSQL is a legitimate choice when
 // the adapter keeps the Store contract; a harness that only passes the
 // PostgreSQL reference would wrongly fail it.
-var redisStore = zoo.Variant{
-	Name: "redis-store",
-	Bug:  "none: keys in Redis: SET NX PX claim, owner token checked by a Lua script on every write, lease renewed during the gateway call, intent recorded before the call",
-	New: func(cfg reference.Config) (zoo.Server, error) {
-		if _, err := redisstore.From(cfg.Store); err != nil {
-			return nil, err
-		}
-		s, err := reference.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return s, nil
-	},
-}
+var redisStore = onStore("redis-store",
+	"none: keys in Redis: SET NX PX claim, owner token checked by a Lua script on every write, lease renewed during the gateway call, intent recorded before the call",
+	func(s reference.Store) error { _, err := redisstore.From(s); return err })

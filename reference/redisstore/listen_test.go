@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/reference"
+	"github.com/idemcheck/idemcheck/reference/storetest"
 )
 
 // A waiter that registered on a key is woken by its finish through Redis
@@ -17,16 +18,16 @@ func TestStore_FinishWakesRegisteredWaiters(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	go hub.Run(ctx)
-	eventually(t, "the hub subscribes", hub.Listening)
+	storetest.Eventually(t, "the hub subscribes", hub.Listening)
 	now := time.Now()
-	c := newClaim("owner", now, time.Minute)
-	mustClaim(t, s, c)
+	c := storetest.NewClaim("owner", now, time.Minute)
+	storetest.MustClaim(t, s, c)
 	sub := hub.Subscribe(c.Tenant, c.KeyHash)
 	defer sub.Close()
 	if rec, err := s.Register(t.Context(), c.Tenant, c.KeyHash); rec == nil || err != nil {
 		t.Fatalf("register: %+v %v", rec, err)
 	}
-	if ok, err := s.Finish(t.Context(), c.Tenant, c.KeyHash, c.RequestID, charged, now); !ok || err != nil {
+	if ok, err := s.Finish(t.Context(), c.Tenant, c.KeyHash, c.RequestID, storetest.Charged, now); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	timeout := time.After(10 * time.Second)
@@ -38,7 +39,7 @@ func TestStore_FinishWakesRegisteredWaiters(t *testing.T) {
 			t.Fatal("the waiter was not woken by the finish")
 		}
 	}
-	if n.RequestID != c.RequestID || n.Result.Status != 201 || string(n.Result.Body) != string(charged.Body) {
+	if n.RequestID != c.RequestID || n.Result.Status != 201 || string(n.Result.Body) != string(storetest.Charged.Body) {
 		t.Fatalf("notice %+v", n)
 	}
 	if rec, err := s.Register(t.Context(), c.Tenant, c.KeyHash); rec != nil || err != nil {
