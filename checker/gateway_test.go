@@ -2,6 +2,7 @@ package checker_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/history"
@@ -28,5 +29,34 @@ func TestG1_GatewayHeldTheLock(t *testing.T) {
 	b.h.Faults = []history.Fault{{ID: 0, Name: "kill", Target: "replica0", Inject: 100 * ms, Fired: 100 * ms, Heal: 200 * ms, Healed: true}}
 	if g1, _ := checker.Check(&b.h).Find("G1"); g1.Verdict != checker.Pass || !g1.Exercised {
 		t.Errorf("after a kill, a replay is recovery: G1 = %s exercised=%v", g1.Verdict, g1.Exercised)
+	}
+}
+
+// TestG1_ReplayAfterAStoreOutageIsRecovery: an owner that cannot reach its
+// store cannot renew its lease, and a correct server then takes the key
+// over and re-sends its recorded request: a replay within a recovery
+// window of a store restart (another example's, lived through) or a store
+// link cut is recovery. Long after the outage healed, it is the server's
+// own doing again.
+func TestG1_ReplayAfterAStoreOutageIsRecovery(t *testing.T) {
+	b := newBuilder()
+	b.h.Policy.RecoveryWindow = 2 * time.Second
+	b.op("tenant_a", "k1", "ord_1", 0, 300*ms, 201, "ch_1")
+	b.replay("tenant_a", "k1", "ord_1", 1*ms, 310*ms, "ch_1")
+	b.charge("ch_1", "ord_1", 250*ms, "succeeded")
+	b.h.GatewayReplays = []history.GatewayReplay{{Order: "ord_1", ChargeID: "ch_1", IdempotencyKey: "tenant_a-k1", At: 305 * ms}}
+	for _, f := range []history.Fault{
+		{Name: "store_restart", Target: "postgres", Class: history.Disturbs, Foreign: "crash-window#3", Inject: 50 * ms, Heal: 150 * ms, Healed: true},
+		{Name: "down", Target: "replica1->redis", Class: history.Disturbs, Inject: 50 * ms, Heal: 150 * ms, Healed: true},
+	} {
+		b.h.Faults = []history.Fault{f}
+		if g1, _ := checker.Check(&b.h).Find("G1"); g1.Verdict != checker.Pass {
+			t.Errorf("after %s on %s: G1 = %s %v, want PASS (recovery)", f.Name, f.Target, g1.Verdict, g1.Violations)
+		}
+		b.h.GatewayReplays[0].At = 10 * time.Second
+		if g1, _ := checker.Check(&b.h).Find("G1"); g1.Verdict != checker.Informational {
+			t.Errorf("%s healed 9.85s before the replay: G1 = %s, want INFORMATIONAL", f.Name, g1.Verdict)
+		}
+		b.h.GatewayReplays[0].At = 305 * ms
 	}
 }

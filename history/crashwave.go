@@ -2,6 +2,7 @@ package history
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -104,4 +105,21 @@ func LongestWave(stores []string) time.Duration {
 		d += time.Duration(n) * p.Cost
 	}
 	return d
+}
+
+// StoreFault says whether f cut a replica off one of its stores (a fault on
+// a replicaN-><store> link) or restarted a store (its target is the
+// store): the faults of CrashWave's store rows, and any other on the same
+// targets.
+func StoreFault(f Fault) bool {
+	_, to, link := strings.Cut(f.Target, "->")
+	if !link {
+		to = f.Target
+	}
+	for _, p := range CrashWave {
+		if p.Store != "" && p.Store == to {
+			return true
+		}
+	}
+	return false
 }
