@@ -30,6 +30,10 @@ func TestG1_GatewayHeldTheLock(t *testing.T) {
 	if g1, _ := checker.Check(&b.h).Find("G1"); g1.Verdict != checker.Pass || !g1.Exercised {
 		t.Errorf("after a kill, a replay is recovery: G1 = %s exercised=%v", g1.Verdict, g1.Exercised)
 	}
+	b.h.Faults[0].Foreign = "crash-window#2" // another example's kill, lived through
+	if g1, _ := checker.Check(&b.h).Find("G1"); g1.Verdict != checker.Pass {
+		t.Errorf("after another example's kill, a replay is recovery: G1 = %s", g1.Verdict)
+	}
 }
 
 // TestG1_ReplayAfterAStoreOutageIsRecovery: an owner that cannot reach its
