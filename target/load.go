@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,8 +155,17 @@ func (t *Target) checkProtocol() error {
 			return bad(field, "expected an HTTP header name, got %q", h)
 		}
 	}
+	if !slices.Contains(KeyFormats, p.KeyFormat) {
+		return bad("protocol.key_format", "expected uuid (or nothing, for any string), got %q", p.KeyFormat)
+	}
 	return nil
 }
+
+// KeyFormats are the values of protocol.key_format.
+var KeyFormats = []string{"", KeyUUID}
+
+// KeyUUID is protocol.key_format: uuid.
+const KeyUUID = "uuid"
 
 func (t *Target) checkPolicy() error {
 	p := t.Policy

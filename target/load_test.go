@@ -84,6 +84,7 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"unknown path placeholder", shape + "  path: /orders/{order}/payments\n", "bad.yaml:5: protocol.path: unknown placeholder {order}: expected {order_id}, {amount} or {currency}"},
 		{"unbalanced path brace", shape + "  path: /orders/{order_id/payments\n", "bad.yaml:5: protocol.path: unbalanced brace"},
 		{"xml encoding", shape + "  encoding: xml\n", "bad.yaml:5: protocol.encoding: expected json or form, got \"xml\""},
+		{"key format", shape + "  key_format: ulid\n", "bad.yaml:5: protocol.key_format: expected uuid (or nothing, for any string), got \"ulid\""},
 		{"body not a mapping", shape + "  body: [a, b]\n", "bad.yaml:5:"},
 		{"empty pointer segment", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  fields:\n    id: /data//id\n", "bad.yaml:6: protocol.fields.id: JSON pointer"},
 		{"production days", "name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1s\n  production:\n    ttl: 30d\n", "bad.yaml:6: policy.production.ttl: expected a duration"},
