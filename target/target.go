@@ -71,13 +71,13 @@ type Protocol struct {
 	Body *Body `yaml:"body"`
 	// Encoding is json (default) or form (application/x-www-form-urlencoded,
 	// nested fields as Stripe's bracket keys).
-	Encoding     string `yaml:"encoding"`
-	KeyHeader    string `yaml:"key_header"`    // default Idempotency-Key
+	Encoding  string `yaml:"encoding"`
+	KeyHeader string `yaml:"key_header"` // default Idempotency-Key
 	// KeyFormat is the form of the keys the client sends: "" (any
 	// printable string, the default) or "uuid", for a server that
 	// accepts only UUID-shaped keys (36 characters, 8-4-4-4-12 hex, as
 	// Fiber's idempotency middleware checks by default).
-	KeyFormat string `yaml:"key_format"`
+	KeyFormat    string `yaml:"key_format"`
 	AuthHeader   string `yaml:"auth_header"`   // default Authorization
 	AuthScheme   string `yaml:"auth_scheme"`   // default Bearer; "" after "none" sends the token bare
 	ReplayHeader string `yaml:"replay_header"` // default Idempotent-Replayed
