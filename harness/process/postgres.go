@@ -115,13 +115,7 @@ func (db *database) restart(ctx context.Context, crash bool) error {
 	if db.cluster == nil {
 		return fmt.Errorf("%w: an external PostgreSQL (DATABASE_URL) cannot be restarted", harness.ErrNoStore)
 	}
-	if crash {
-		if err := db.cluster.Kill(); err != nil {
-			return err
-		}
-		return db.cluster.Launch(ctx, storeStartTimeout)
-	}
-	return db.cluster.Restart(ctx)
+	return db.cluster.Bounce(ctx, crash, storeStartTimeout)
 }
 
 func (db *database) held() Resources {

@@ -87,13 +87,7 @@ func (r redisStore) upstream() string { return r.Addr() }
 func (r redisStore) fill(v *target.Vars, proxy string) { v.RedisURL = "redis://" + proxy + "/0" }
 
 func (r redisStore) restart(ctx context.Context, crash bool) error {
-	if crash {
-		if err := r.Kill(); err != nil {
-			return err
-		}
-		return r.Launch(ctx, storeStartTimeout)
-	}
-	return r.Restart(ctx)
+	return r.Bounce(ctx, crash, storeStartTimeout)
 }
 
 func (r redisStore) close(_ context.Context, log *slog.Logger, keep bool) error {
@@ -131,13 +125,7 @@ func (m mysqlStore) fill(v *target.Vars, proxy string) {
 }
 
 func (m mysqlStore) restart(ctx context.Context, crash bool) error {
-	if crash {
-		if err := m.Kill(); err != nil {
-			return err
-		}
-		return m.Launch(ctx, storeStartTimeout)
-	}
-	return m.Restart(ctx)
+	return m.Bounce(ctx, crash, storeStartTimeout)
 }
 
 func (m mysqlStore) close(_ context.Context, log *slog.Logger, keep bool) error {

@@ -175,6 +175,19 @@ func (d *Daemon) Restart(ctx context.Context, timeout time.Duration) error {
 	return d.Launch(ctx, timeout)
 }
 
+// Bounce starts the server again on the same command line after stopping
+// it gracefully, or (crash) with SIGKILL, losing what it had not made
+// durable; it waits up to timeout for Ready. The store faults call it.
+func (d *Daemon) Bounce(ctx context.Context, crash bool, timeout time.Duration) error {
+	if !crash {
+		return d.Restart(ctx, timeout)
+	}
+	if err := d.Kill(); err != nil {
+		return err
+	}
+	return d.Launch(ctx, timeout)
+}
+
 // Dir is Spec.Home: the server's data and log.
 func (d *Daemon) Dir() string { return d.spec.Home }
 
