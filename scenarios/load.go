@@ -108,6 +108,9 @@ func (sc *Scenario) Validate() error {
 			return err
 		}
 	}
+	if sc.Class != "" && !slices.ContainsFunc(Classes, func(c Class) bool { return c.ID == sc.Class }) {
+		return bad("class", "expected one of %s, got %q", strings.Join(classIDs(), ", "), sc.Class)
+	}
 	faults := map[string]bool{}
 	sends := map[string]bool{}
 	for i := range sc.Steps {

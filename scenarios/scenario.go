@@ -28,6 +28,9 @@ type Scenario struct {
 	// related threads in the same form.
 	Source string   `yaml:"source,omitempty"`
 	Also   []string `yaml:"also,omitempty"`
+	// Class is the catalogue's class of the incident (Classes); empty
+	// means the class of its Family (ClassOf).
+	Class string `yaml:"class,omitempty"`
 	// Target is the built-in target that exhibits the incident: Expect
 	// holds for it. Against the reference every check must PASS.
 	Target string   `yaml:"target,omitempty"`
