@@ -68,6 +68,9 @@ func positionalFirst(args []string, bools ...string) []string {
 }
 
 func (r replayer) one(ctx context.Context, file, tgt string, stdout, stderr io.Writer) error {
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
+		return usageErr("replay: %s is a directory: replay --all %s replays every incident file in it", file, file)
+	}
 	sc, err := scenarios.LoadIncident(file)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}

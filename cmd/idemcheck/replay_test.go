@@ -59,6 +59,9 @@ func TestCLI_ReplayAllRefusesBadFilesFirst(t *testing.T) {
 	if code, _, stderr := runCLI(t, "replay", "--all", filepath.Join(t.TempDir(), "none")); code != exitUsage || !strings.Contains(stderr, "expected a directory of incident files") {
 		t.Errorf("missing directory: exit %d, %q", code, stderr)
 	}
+	if code, _, stderr := runCLI(t, "replay", t.TempDir()); code != exitUsage || !strings.Contains(stderr, "is a directory: replay --all") {
+		t.Errorf("a directory without --all: exit %d, %q", code, stderr)
+	}
 }
 
 // TestCLI_ReplayAllOneVerdictEach replays a directory against the
