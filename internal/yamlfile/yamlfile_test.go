@@ -20,9 +20,9 @@ type doc struct {
 // (goccy/go-yaml#735), the first crash FuzzParseIncident found.
 func TestDecode_RefusesTags(t *testing.T) {
 	for in, want := range map[string]string{
-		"name: x\nlist:\n !0 #0\n":    "t.yaml:3: unexpected YAML tag !0",
-		"name: !!str x\n":             "t.yaml:1: unexpected YAML tag !!str",
-		"name: x\nlist: !!seq [a]\n":  "t.yaml:2: unexpected YAML tag !!seq",
+		"name: x\nlist:\n !0 #0\n":   "t.yaml:3: unexpected YAML tag !0",
+		"name: !!str x\n":            "t.yaml:1: unexpected YAML tag !!str",
+		"name: x\nlist: !!seq [a]\n": "t.yaml:2: unexpected YAML tag !!seq",
 		"name: x\nlist: [a, '!b']\n": "",
 	} {
 		var d doc
