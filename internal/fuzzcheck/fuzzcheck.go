@@ -58,12 +58,13 @@ func Parse[T comparable](t testing.TB, name string, data []byte, parse func(stri
 // or "file: field: ".
 var placeRE = regexp.MustCompile(`^:(\d+): .|^: [^ :][^:]*: .`)
 
-// NamesPlace fails t unless err wraps kind and its text begins with the
-// file name and then a line of data (1 to its last line) or a field. A
-// *yamlfile.FieldError must also carry the same in its fields.
+// NamesPlace fails t unless err wraps kind (when not nil) and its text
+// begins with the file name and then a line of data (1 to its last line)
+// or a field. A *yamlfile.FieldError must also carry the same in its
+// fields.
 func NamesPlace(t testing.TB, err error, name string, data []byte, kind error) {
 	t.Helper()
-	if !errors.Is(err, kind) {
+	if kind != nil && !errors.Is(err, kind) {
 		t.Fatalf("error does not wrap %q: %v", kind, err)
 	}
 	msg := err.Error()
