@@ -156,7 +156,7 @@ func findBadDuration(data []byte) (line int, field string) {
 			return found == nil
 		}
 		if durationFields[mv.Key.String()] {
-			if _, err := time.ParseDuration(strings.Trim(mv.Value.String(), `"'`)); err != nil {
+			if _, err := time.ParseDuration(scalarText(mv.Value)); err != nil {
 				found = mv
 			}
 		}
@@ -166,6 +166,19 @@ func findBadDuration(data []byte) (line int, field string) {
 		return 0, ""
 	}
 	return found.Value.GetToken().Position.Line, strings.TrimPrefix(found.GetPath(), "$.")
+}
+
+// scalarText is the value of a scalar node as the decoder reads it: a
+// quoted string without its quotes, and nothing trimmed from a plain one
+// (00h" is not 00h).
+func scalarText(n ast.Node) string {
+	if s, ok := n.(*ast.StringNode); ok {
+		return s.Value
+	}
+	if tk := n.GetToken(); tk != nil {
+		return tk.Value
+	}
+	return ""
 }
 
 type visitorFunc func(ast.Node) bool
