@@ -41,7 +41,7 @@ func FuzzParseJSON(f *testing.F) {
 		defer fuzzcheck.Watchdog(data)()
 		rep, err := fuzzcheck.Parse(t, name, data, reports.ParseJSON)
 		if err != nil {
-			fuzzcheck.NamesPlace(t, err, name, data, nil)
+			fuzzcheck.NamesPlace(t, err, name, data, nil, "schema_version")
 			return
 		}
 		written := writeJSON(t, rep)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,31 +55,39 @@ func Parse[T comparable](t testing.TB, name string, data []byte, parse func(stri
 	return v, err
 }
 
-// placeRE is the start of an error that names its place: "file:line: "
-// or "file: field: ".
-var placeRE = regexp.MustCompile(`^:(\d+): .|^: [^ :][^:]*: .`)
+// lineRE is the start of an error that names its line, "file:12: ", after
+// the file name; fieldRE of one that names a field, "file: field: ".
+var (
+	lineRE  = regexp.MustCompile(`^:(\d+): .`)
+	fieldRE = regexp.MustCompile(`^: ([^ :]+): .`)
+)
 
 // NamesPlace fails t unless err wraps kind (when not nil) and its text
 // begins with the file name and then a line of data (1 to its last line)
-// or a field. A *yamlfile.FieldError must also carry the same in its
-// fields.
-func NamesPlace(t testing.TB, err error, name string, data []byte, kind error) {
+// or a field. The field of a *yamlfile.FieldError is its own (any text a
+// file's keys make); any other error may name only one of fields.
+func NamesPlace(t testing.TB, err error, name string, data []byte, kind error, fields ...string) {
 	t.Helper()
 	if kind != nil && !errors.Is(err, kind) {
 		t.Fatalf("error does not wrap %q: %v", kind, err)
 	}
 	msg := err.Error()
 	rest, ok := strings.CutPrefix(msg, name)
-	m := placeRE.FindStringSubmatch(rest)
-	if !ok || m == nil {
-		t.Fatalf("error names neither %s:<line> nor a field: %q", name, msg)
+	if !ok {
+		t.Fatalf("error does not begin with the file name %s: %q", name, msg)
 	}
-	if m[1] != "" {
+	if m := lineRE.FindStringSubmatch(rest); m != nil {
 		checkLine(t, m[1], data, msg)
 	}
 	var fe *yamlfile.FieldError
-	if errors.As(err, &fe) && (fe.File != name || (fe.Line == 0 && fe.Field == "")) {
-		t.Fatalf("FieldError %+v: want File %q and a line or a field", *fe, name)
+	if errors.As(err, &fe) {
+		if fe.File != name || (fe.Line == 0 && fe.Field == "") {
+			t.Fatalf("FieldError %+v: want File %q and a line or a field", *fe, name)
+		}
+		return
+	}
+	if m := fieldRE.FindStringSubmatch(rest); !lineRE.MatchString(rest) && (m == nil || !slices.Contains(fields, m[1])) {
+		t.Fatalf("error names neither %s:<line> nor one of the fields %v: %q", name, fields, msg)
 	}
 }
 
