@@ -45,6 +45,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if err := installTarget(ctx, tg); err != nil {
+		return err
+	}
 	cleanLeftovers(stderr)
 	opts := certify.Options{DatabaseURL: *dbURL, NoGatewayIdempotency: gateway.off}
 	if *out != "" {
