@@ -9,6 +9,7 @@ package charge
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +19,37 @@ import (
 	"strings"
 	"time"
 )
+
+// Settings are what a glue reads from its flags and the environment the
+// harness gives each replica.
+type Settings struct {
+	// Storage is the library's storage: "memory" (its default) or "redis"
+	// (at RedisURL).
+	Storage    string
+	RedisURL   string
+	ListenAddr string
+	// Lifetime is how long the library keeps a key: IDEMPOTENCY_TTL.
+	Lifetime time.Duration
+}
+
+// Parse reads Settings: --storage, and LISTEN_ADDR, REDIS_URL and
+// IDEMPOTENCY_TTL.
+func Parse(args []string) (Settings, error) {
+	s := Settings{RedisURL: os.Getenv("REDIS_URL"), ListenAddr: os.Getenv("LISTEN_ADDR")}
+	fs := flag.NewFlagSet("glue", flag.ContinueOnError)
+	fs.StringVar(&s.Storage, "storage", "memory", "memory (the library's default) or redis (REDIS_URL)")
+	if err := fs.Parse(args); err != nil {
+		return s, err
+	}
+	if s.Storage != "memory" && s.Storage != "redis" {
+		return s, fmt.Errorf("--storage: expected memory or redis, got %q", s.Storage)
+	}
+	var err error
+	if s.Lifetime, err = time.ParseDuration(os.Getenv("IDEMPOTENCY_TTL")); err != nil {
+		return s, fmt.Errorf("IDEMPOTENCY_TTL: %w", err)
+	}
+	return s, nil
+}
 
 // Request is the body of POST /v1/charges.
 type Request struct {

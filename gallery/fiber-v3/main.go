@@ -9,11 +9,8 @@
 package main
 
 import (
-	"flag"
-	"fmt"
 	"log"
 	"os"
-	"time"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/idempotency"
@@ -29,19 +26,13 @@ func main() {
 }
 
 func run() error {
-	storage := flag.String("storage", "memory", "memory (the middleware's default) or redis (REDIS_URL)")
-	flag.Parse()
-	lifetime, err := time.ParseDuration(os.Getenv("IDEMPOTENCY_TTL"))
+	set, err := charge.Parse(os.Args[1:])
 	if err != nil {
-		return fmt.Errorf("IDEMPOTENCY_TTL: %w", err)
+		return err
 	}
-	cfg := idempotency.Config{Lifetime: lifetime}
-	switch *storage {
-	case "memory":
-	case "redis":
-		cfg.Storage = redis.New(redis.Config{URL: os.Getenv("REDIS_URL")})
-	default:
-		return fmt.Errorf("--storage: expected memory or redis, got %q", *storage)
+	cfg := idempotency.Config{Lifetime: set.Lifetime}
+	if set.Storage == "redis" {
+		cfg.Storage = redis.New(redis.Config{URL: set.RedisURL})
 	}
 	gw := charge.FromEnv()
 	app := fiber.New()
@@ -54,5 +45,5 @@ func run() error {
 		}
 		return c.Status(a.Status).JSON(a.Body)
 	})
-	return app.Listen(os.Getenv("LISTEN_ADDR"), fiber.ListenConfig{DisableStartupMessage: true})
+	return app.Listen(set.ListenAddr, fiber.ListenConfig{DisableStartupMessage: true})
 }

@@ -208,7 +208,7 @@ func summarize(e Entry, runs []*reports.Report, dir string) Row {
 	r := Row{Entry: e, Dir: dir, Runs: runs, Verdict: map[string]int{}, Level: map[string]int{}}
 	byID := map[string]*CheckRow{}
 	for _, rep := range runs {
-		r.Verdict[strings.ToUpper(rep.Verdict)]++
+		r.Verdict[verdictWord(rep.Verdict)]++
 		r.Level[rep.Level]++
 		for _, c := range rep.Checks {
 			if c.Verdict == "PASS" || !c.Exercised && c.Verdict != "UNKNOWN" {
@@ -238,6 +238,17 @@ func summarize(e Entry, runs []*reports.Report, dir string) Row {
 		return cmpOr(rank(b.Verdict)-rank(a.Verdict), checkOrder(a.ID)-checkOrder(b.ID))
 	})
 	return r
+}
+
+// verdictWord spells a report's verdict as the CLI prints it.
+func verdictWord(v string) string {
+	switch v {
+	case "fail":
+		return "FAILED"
+	case "pass":
+		return "PASS"
+	}
+	return strings.ToUpper(v)
 }
 
 // rank orders verdicts from best to worst.
