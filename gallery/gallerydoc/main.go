@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -60,7 +61,9 @@ func run(args []string, stdout io.Writer) error {
 				return err
 			}
 		}
-		rows = append(rows, summarize(e, runs, filepath.ToSlash(filepath.Join(f.gallery, e.Name))))
+		row := summarize(e, runs, filepath.ToSlash(filepath.Join(f.gallery, e.Name)))
+		row.Checkout = checkout()
+		rows = append(rows, row)
 	}
 	page, unexplained := Render(g, rows)
 	if err := os.WriteFile(f.out, []byte(page), 0o644); err != nil {
@@ -71,6 +74,15 @@ func run(args []string, stdout io.Writer) error {
 		return fmt.Errorf("no finding in gallery.yaml explains %s: find the source line, or the harness bug", strings.Join(unexplained, ", "))
 	}
 	return nil
+}
+
+// checkout names the commit of the working tree ("unknown" outside git).
+func checkout() string {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // Gallery is gallery.yaml.
@@ -189,12 +201,15 @@ func keepIncidents(runs []*reports.Report, dir string) error {
 
 // Row is one entry's results over its seeds.
 type Row struct {
-	Entry   Entry
-	Dir     string // gallery/<entry>
-	Runs    []*reports.Report
-	Checks  []CheckRow
-	Verdict map[string]int // verdict word -> seeds
-	Level   map[string]int // level -> seeds
+	Entry Entry
+	Dir   string // gallery/<entry>
+	// Checkout is the commit of the checkout that made the page, shown
+	// when a run's binary carries no commit (built outside a git clone).
+	Checkout string
+	Runs     []*reports.Report
+	Checks   []CheckRow
+	Verdict  map[string]int // verdict word -> seeds
+	Level    map[string]int // level -> seeds
 }
 
 // CheckRow is one check that did not pass in some seed of an entry.

@@ -85,8 +85,9 @@ func TestGallery_UnexplainedChecksFailThePage(t *testing.T) {
 		t.Errorf("unexplained %v, want [lib-memory/P1]", unexplained)
 	}
 	for _, want := range []string{
-		"| M1 no double charge | FAILED | 2/2 (1 2) | concurrent-duplicates | [F1](#f1) | `idemcheck replay gallery/lib-memory/incidents/incident-concurrent-duplicates.yaml --target gallery/lib-memory/target.yaml` |",
+		"| M1 no double charge | FAILED | 2/2 (1 2) | concurrent-duplicates | [F1](#f1) per process: `lib@v1/store.go:12` |",
 		"| P1 different payload refused | FAILED | 1/2 (1) | key-reuse | **unexplained** |",
+		"- concurrent-duplicates: `./bin/idemcheck replay gallery/lib-memory/incidents/incident-concurrent-duplicates.yaml --target gallery/lib-memory/target.yaml`",
 		"`lib@v1/store.go:12`",
 		"FAILED (2/2)",
 	} {

@@ -75,6 +75,9 @@ func worst(g *Gallery, r Row) string {
 func madeOn(r Row) string {
 	rep := r.Runs[0]
 	commit := rep.Tool.Commit
+	if commit == "" || commit == "unknown" {
+		commit = r.Checkout
+	}
 	if len(commit) > 12 {
 		commit = commit[:12]
 	}
@@ -97,50 +100,46 @@ func entrySection(b *strings.Builder, g *Gallery, r Row) []string {
 		b.WriteString("\nEvery check passed on every seed.\n")
 		return nil
 	}
-	b.WriteString("\n| check | verdict | seeds | families | finding | shrunk incident (replay) |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n| check | verdict | seeds | families | mechanism (finding: source) |\n|---|---|---|---|---|\n")
 	var unexplained []string
 	for _, c := range r.Checks {
 		fs := g.explains(r.Entry.Name, c.ID)
-		ids := make([]string, len(fs))
+		why := make([]string, len(fs))
 		for i, f := range fs {
-			ids[i] = fmt.Sprintf("[%s](#%s)", f.ID, strings.ToLower(f.ID))
+			why[i] = fmt.Sprintf("[%s](#%s) %s: `%s`", f.ID, strings.ToLower(f.ID), f.Title, strings.Join(f.Source[r.Entry.Source], "`, `"))
 		}
-		why := strings.Join(ids, ", ")
 		if len(fs) == 0 {
-			why = "**unexplained**"
+			why = []string{"**unexplained**"}
 			if c.Verdict != "INFORMATIONAL" {
 				unexplained = append(unexplained, r.Entry.Name+"/"+c.ID)
 			}
 		}
-		fmt.Fprintf(b, "| %s %s | %s | %d/%d (%s) | %s | %s | %s |\n", c.ID, c.Name, c.Verdict, len(c.Seeds), len(r.Runs),
-			seedList(c.Seeds), strings.Join(c.Families, ", "), why, incidents(r, c))
+		fmt.Fprintf(b, "| %s %s | %s | %d/%d (%s) | %s | %s |\n", c.ID, c.Name, c.Verdict, len(c.Seeds), len(r.Runs),
+			seedList(c.Seeds), strings.Join(c.Families, ", "), strings.Join(why, "<br>"))
 	}
+	incidents(b, r)
 	return unexplained
 }
 
-// incidents lists the replay commands of the kept incident files of the
-// check's families.
-func incidents(r Row, c CheckRow) string {
-	var out []string
-	for _, fam := range c.Families {
-		if !hasIncident(r, fam) {
-			continue
-		}
-		path := fmt.Sprintf("%s/incidents/incident-%s.yaml", r.Dir, fam)
-		out = append(out, fmt.Sprintf("`idemcheck replay %s --target %s/target.yaml`", path, r.Dir))
-	}
-	return strings.Join(out, "<br>")
-}
-
-func hasIncident(r Row, family string) bool {
+// incidents lists the kept shrunk incident of every failing family with
+// the command that replays it.
+func incidents(b *strings.Builder, r Row) {
+	var fams []string
 	for _, rep := range r.Runs {
 		for _, fr := range rep.Families {
-			if fr.Name == family && fr.Incident != "" {
-				return true
+			if fr.Incident != "" && !slices.Contains(fams, fr.Name) {
+				fams = append(fams, fr.Name)
 			}
 		}
 	}
-	return false
+	if len(fams) == 0 {
+		return
+	}
+	slices.Sort(fams)
+	b.WriteString("\nShrunk incidents, one per failing family:\n\n")
+	for _, fam := range fams {
+		fmt.Fprintf(b, "- %s: `./bin/idemcheck replay %s/incidents/incident-%s.yaml --target %s/target.yaml`\n", fam, r.Dir, fam, r.Dir)
+	}
 }
 
 func findingsSection(b *strings.Builder, g *Gallery) {
