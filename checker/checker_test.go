@@ -540,8 +540,9 @@ func TestM6_ForeignFaultsCountForQuietNotCoverage(t *testing.T) {
 func TestM6_PromiseEndedBeforeRecoveryNamesThePolicy(t *testing.T) {
 	b := newBuilder()
 	b.h.Policy.TTL, b.h.Policy.RetryWindow = 2*time.Second, 2*time.Second
-	b.fault("kill", 50*ms, 2500*ms)
+	b.fault("kill", 50*ms, 200*ms)
 	b.op("t", "k1", "ord", 0, 100*ms, 502, "")
+	b.fault("kill", 300*ms, 2500*ms) // injected after the key's last answer, healed after its promise
 	b.op("t", "k1", "ord", 2500*ms+policy.RecoveryWindow+100*ms, 4700*ms, 201, "ch_1")
 	b.charge("ch_1", "ord", 4650*ms, "succeeded")
 	c, _ := checker.Check(b.history()).Find("M6")

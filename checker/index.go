@@ -416,6 +416,8 @@ func (ix *index) quiet(o *opInfo) bool {
 
 // quietAt is when every fault injected by t has healed and the recovery
 // window has passed (see quiet); it ignores faults that never healed.
+// Asked at a promise's end, it tells whether the key's retries after
+// recovery could fall inside the promise at all.
 func (ix *index) quietAt(t time.Duration) time.Duration {
 	var at time.Duration
 	for _, f := range ix.faults {

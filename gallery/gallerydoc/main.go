@@ -87,9 +87,12 @@ func checkout() string {
 
 // Gallery is gallery.yaml.
 type Gallery struct {
-	Entries      []Entry   `yaml:"entries"`
-	Findings     []Finding `yaml:"findings"`
-	HarnessFixes []string  `yaml:"harness_fixes"`
+	Entries  []Entry   `yaml:"entries"`
+	Findings []Finding `yaml:"findings"`
+	// Notes are paragraphs shown under the headline table: how stable the
+	// verdicts were, what the machine was doing.
+	Notes        []string `yaml:"notes"`
+	HarnessFixes []string `yaml:"harness_fixes"`
 }
 
 // Entry is one certified configuration of one library.

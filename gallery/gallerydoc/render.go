@@ -21,6 +21,9 @@ func Render(g *Gallery, rows []Row) (string, []string) {
 		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s | %s | %s | %s | %s |\n", r.Entry.Name, r.Entry.Name, r.Entry.Library,
 			r.Entry.Version, r.Entry.Storage, tally(r.Verdict, len(r.Runs)), tally(r.Level, len(r.Runs)), worst(g, r), madeOn(r))
 	}
+	for _, n := range g.Notes {
+		fmt.Fprintf(&b, "\n%s\n", strings.TrimSpace(n))
+	}
 	for _, r := range rows {
 		unexplained = append(unexplained, entrySection(&b, g, r)...)
 	}
