@@ -108,7 +108,7 @@ type Entry struct {
 type Finding struct {
 	ID        string              `yaml:"id"`
 	Title     string              `yaml:"title"`
-	Origin    string              `yaml:"origin"` // library or configuration
+	Origin    string              `yaml:"origin"` // one of origins
 	Mechanism string              `yaml:"mechanism"`
 	Fix       string              `yaml:"fix"`
 	Entries   []string            `yaml:"entries"`
@@ -116,6 +116,11 @@ type Finding struct {
 	Source    map[string][]string `yaml:"source"`
 	Incidents []string            `yaml:"incidents"`
 }
+
+// origins are where a finding comes from: the library whatever it is
+// configured with, a configuration a user can change, or the boundary
+// band where idemcheck leaves a check undecided by design.
+var origins = []string{"library", "configuration", "boundary"}
 
 // LoadGallery reads and checks gallery.yaml: every finding names entries
 // that exist, an origin, and source lines for each library it applies to.
@@ -134,8 +139,8 @@ func LoadGallery(path string) (*Gallery, error) {
 		source[e.Name] = e.Source
 	}
 	for i, f := range g.Findings {
-		if f.Origin != "library" && f.Origin != "configuration" {
-			return nil, fmt.Errorf("%s: findings[%d] (%s): origin: expected library or configuration, got %q", path, i, f.ID, f.Origin)
+		if !slices.Contains(origins, f.Origin) {
+			return nil, fmt.Errorf("%s: findings[%d] (%s): origin: expected one of %v, got %q", path, i, f.ID, origins, f.Origin)
 		}
 		for _, name := range f.Entries {
 			src, ok := source[name]

@@ -146,7 +146,7 @@ func incidents(b *strings.Builder, r Row) {
 }
 
 func findingsSection(b *strings.Builder, g *Gallery) {
-	b.WriteString("\n## Findings\n\nOrigin *library*: the library does it whatever the user configures. Origin *configuration*: a documented option changes it.\n")
+	b.WriteString("\n## Findings\n\nOrigin *library*: the library does it whatever the user configures. Origin *configuration*: a documented option changes it. Origin *boundary*: no finding, a check idemcheck leaves UNKNOWN by design (a retry within the clock band around the promise's end).\n")
 	for _, f := range g.Findings {
 		fmt.Fprintf(b, "\n### %s\n\n**%s** (origin: %s). %s.\n\n", f.ID, f.Title, f.Origin, f.Mechanism)
 		if f.Fix != "" {
