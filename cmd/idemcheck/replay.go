@@ -39,6 +39,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	name := *tgt
 	if name == "" {
+		if _, err := sc.Member(); err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("%w (or pass --target)", err)}
+		}
 		name = sc.Target
 	}
 	tg, err := resolveTarget(name, *docker)
