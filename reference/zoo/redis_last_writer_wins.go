@@ -23,7 +23,9 @@ import (
 // replaces the first request's record, so a retry of the first request
 // no longer gets its own answer. Concurrent duplicates both charge (M1,
 // found by concurrent-duplicates), and the key's answers name two charges
-// (M4).
+// (M4). mitos-run/mitos#240 is the same mechanism in process memory: a
+// lookup under a read lock, the create outside it, and the key bound to
+// whichever resource was recorded last.
 var redisLastWriterWins = Variant{
 	Name: "redis-last-writer-wins",
 	Bug:  "check-then-act on Redis whose SET overwrites: the last duplicate to finish rebinds the key to its own charge",
