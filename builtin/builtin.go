@@ -138,6 +138,15 @@ var Members = []Member{
 	{Name: "passthrough-key", Kind: "broken", Bug: "keeps no record of its own: passes a key derived from the client's to the provider and lets the provider deduplicate",
 		Incident: "a 30-day retry promise on a provider that keeps keys 24h: a retry on day 2 charges again", Family: "late-retry", Expect: []string{"M1"}, Verdict: "FAILED",
 		Policy: declaring(target.Production{TTL: 30 * 24 * time.Hour})},
+	// The claim races of public incidents (scenarios/incidents/public/).
+	{Name: "redis-last-writer-wins", Kind: "broken", Bug: "check-then-act on Redis whose SET overwrites: the last duplicate to finish rebinds the key to its own charge", Incident: "two parallel duplicates both charge; the key ends bound to the charge that finished last", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED",
+		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+	{Name: "redis-read-back-lock", Kind: "broken", Bug: "a lock without compare-and-set: GET, SET, GET and compare the fingerprint read back, which every duplicate shares", Incident: "two identical concurrent retries both read back their own fingerprint, both take the key and both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED",
+		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+	{Name: "redis-setex-claim", Kind: "broken", Bug: "claims the key with SETEX (no NX) after a GET: duplicates whose GETs both miss overwrite each other's in-flight record and both charge", Incident: "a racing duplicate silently overwrites the in-flight record, and both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED",
+		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+	{Name: "replay-as-409", Kind: "broken", Bug: "no in-flight record, and a completed key is answered 409 (the stored body, no Retry-After) instead of replayed", Incident: "a duplicate in flight charges again; a retry after the answer is told to retry until the key expires", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "lock-wait-500", Kind: "broken", Bug: "a duplicate that finds the key in flight gets 500 at once instead of waiting for the owner, then 409 with Retry-After", Incident: "safe, but a duplicate of a charge in flight is told the server broke", Family: "concurrent-duplicates", Expect: []string{"R3"}, Verdict: "NON-STRICT"},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},

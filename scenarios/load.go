@@ -277,7 +277,7 @@ func (f *Fault) validate(at string, seen map[string]bool) error {
 	if f.Params["order"] != "" {
 		return bad(at+".params.order", "name the order with the fault's order field")
 	}
-	_, err := f.Spec(f.Order).Build()
+	_, err := f.On("postgres").Spec(f.Order).Build() // any store checks the form
 	var se *faults.SpecError
 	if !errors.As(err, &se) {
 		return err

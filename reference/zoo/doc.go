@@ -29,6 +29,13 @@
 // redis_short_lock.go (the key in flight is a lock whose TTL lapses
 // during a slow gateway call).
 //
+// Claim races of public incidents (scenarios/incidents/public/): on
+// Redis, writes that overwrite (redis_last_writer_wins.go, whose
+// overwriting flow redis_setex_claim.go and redis_read_back_lock.go also
+// run, claiming without NX before the charge); on PostgreSQL,
+// replay_as_409.go (check-then-act answering a finished key 409) and
+// lock_wait_500.go (the reference, a duplicate in flight answered 500).
+//
 // builtin.Members says which scenario family finds each bug and which
 // check it must fail; the self-validation test holds the zoo to it.
 package zoo
