@@ -149,6 +149,8 @@ var Members = []Member{
 		Incident: "a declined card's retry is charged: the client was told the payment failed", Family: "key-reuse", Expect: []string{"M3"}, Verdict: "FAILED"},
 	{Name: "time-in-gateway-key", Kind: "broken", Bug: "the gateway Idempotency-Key is derived from the order, amount, currency and the current second, so a re-send a second later is a new payment",
 		Incident: "a charge whose answer was lost is re-sent under a new gateway key and charged again; only the ledger shows it", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "release-wrong-key", Kind: "broken", Bug: "the claim is a lock held for the retention window; the error path deletes the key without its tenant prefix, deleting nothing, so the lock stays",
+		Incident: "after a gateway error every retry gets 409 until the lock expires", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},

@@ -26,10 +26,16 @@ import (
 var leaseIsRetention = Variant{
 	Name: "lease-is-retention",
 	Bug:  "the claim's lease is the retention window: a key whose owner died stays in progress until the record expires",
-	New: func(cfg reference.Config) (Server, error) {
+	New:  leaseAsRetention(newReference),
+}
+
+// leaseAsRetention builds a variant whose claims are leased for the
+// retention window.
+func leaseAsRetention(build func(reference.Config) (Server, error)) func(reference.Config) (Server, error) {
+	return func(cfg reference.Config) (Server, error) {
 		cfg.Lease = retention(cfg)
-		return newReference(cfg)
-	},
+		return build(cfg)
+	}
 }
 
 // retention is how long the reference keeps a key bound to its request
