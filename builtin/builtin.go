@@ -147,7 +147,7 @@ var Members = []Member{
 		Incident: "a declined payment's retry seconds later is charged: the client was told it failed", Family: "late-retry", Expect: []string{"M3"}, Verdict: "FAILED"},
 	{Name: "release-non-2xx", Kind: "broken", Bug: "deletes the key after every answer of 400 or more (a decline, a rejection, a 5xx), so a retry re-runs the charge instead of replaying the failure",
 		Incident: "a declined card's retry is charged: the client was told the payment failed", Family: "key-reuse", Expect: []string{"M3"}, Verdict: "FAILED"},
-	{Name: "time-in-gateway-key", Kind: "broken", Bug: "the gateway Idempotency-Key is derived from the order, amount, currency and the current second, so a re-send a second later is a new payment",
+	{Name: "time-in-gateway-key", Kind: "broken", Bug: "the gateway Idempotency-Key is derived from the payment (tenant, order, amount, currency) and the current second, so a re-send a second later is a new payment",
 		Incident: "a charge whose answer was lost is re-sent under a new gateway key and charged again; only the ledger shows it", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED"},
 	{Name: "release-wrong-key", Kind: "broken", Bug: "the claim is a lock held for the retention window; the error path deletes the key without its tenant prefix, deleting nothing, so the lock stays",
 		Incident: "after a gateway error every retry gets 409 until the lock expires", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},

@@ -22,7 +22,8 @@ import (
 // few seconds later, after the customer's card was topped up, is
 // charged: the client was told definitively that the payment failed
 // (M3, with M4: a decline on one try and a charge on another; found by
-// late-retry, whose retries come after the lease).
+// late-retry, and by key-reuse and concurrent-duplicates whenever their
+// request after a decline comes after the lease).
 var failureExpiresWithLock = Variant{
 	Name: "failure-expires-with-lock",
 	Bug:  "a stored failure expires when the claim's lock does, not a TTL later, so a retry soon after a decline runs the charge again",

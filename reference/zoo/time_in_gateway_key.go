@@ -24,7 +24,7 @@ import (
 // answer was lost charged the card again (M1, found by crash-window).
 var timeInGatewayKey = Variant{
 	Name: "time-in-gateway-key",
-	Bug:  "the gateway Idempotency-Key is derived from the order, amount, currency and the current second, so a re-send a second later is a new payment",
+	Bug:  "the gateway Idempotency-Key is derived from the payment (tenant, order, amount, currency) and the current second, so a re-send a second later is a new payment",
 	New: hooked(func(s *reference.Server) reference.Hooks {
 		return reference.Hooks{GatewayKey: func(j reference.Job) string {
 			return timeKey(j, s.Config().Now())
