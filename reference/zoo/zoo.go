@@ -39,6 +39,7 @@ var variants = []Variant{
 	sweeperFailsInProgress, shortExpiry, globalKeys, noWait409, noRecovery,
 	sweeperRecharges, crashBlind, shortRetention, passthroughKey, redisGetSet, redisShortLock,
 	redisLastWriterWins, redisReadBackLock, redisSetexClaim, replayAs409, lockWait500,
+	leaseIsRetention, failureExpiresWithLock, releaseNon2xx, timeInGatewayKey, releaseWrongKey,
 }
 
 // Lookup finds a variant by name; an unknown name's error lists the valid ones.
