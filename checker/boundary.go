@@ -3,14 +3,25 @@ package checker
 import "time"
 
 // band is the half-width of the undecided band around the end of a key's
-// promise: Policy.Band, widened by the measured clock offset
-// between the gateway and the client when the history records one. Zero
-// when no TTL was declared (the promise never ends).
+// promise: Policy.Band, widened by the measured clock offset between the
+// gateway and the client when the history records one, or by the largest
+// measured skew of a replica's clock (a clock_skew fault, its own or one
+// it lived through: history.Fault.Skew) if that is larger. Zero when no
+// TTL was declared (the promise never ends).
 func (ix *index) band() time.Duration {
 	if ix.pol.TTL <= 0 {
 		return 0
 	}
-	return ix.pol.Band() + abs(ix.h.ClockOffset)
+	return ix.pol.Band() + max(abs(ix.h.ClockOffset), ix.skew())
+}
+
+// skew is the largest replica clock skew measured in the history's faults.
+func (ix *index) skew() time.Duration {
+	var out time.Duration
+	for _, f := range ix.h.Faults {
+		out = max(out, abs(f.Skew))
+	}
+	return out
 }
 
 func abs(d time.Duration) time.Duration {
