@@ -63,7 +63,8 @@ func withQuery(raw, k, val string) (string, error) {
 	}
 	q := u.Query()
 	q.Set(k, val)
-	u.RawQuery = q.Encode()
+	// A space as %20, not +: libpq and pgx read the query's + literally.
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 	return u.String(), nil
 }
 
