@@ -138,6 +138,13 @@ var Members = []Member{
 	{Name: "passthrough-key", Kind: "broken", Bug: "keeps no record of its own: passes a key derived from the client's to the provider and lets the provider deduplicate",
 		Incident: "a 30-day retry promise on a provider that keeps keys 24h: a retry on day 2 charges again", Family: "late-retry", Expect: []string{"M1"}, Verdict: "FAILED",
 		Policy: declaring(target.Production{TTL: 30 * 24 * time.Hour})},
+	// tz-naive-expiry keeps keys for the retry window it promises (its
+	// tombstone window), so in a UTC session it keeps every promise; only
+	// a database session ahead of UTC (db_timezone, drawn by late-retry)
+	// makes its guard reclaim live keys.
+	{Name: "tz-naive-expiry", Kind: "broken", Bug: "reclaims a key when its expires_at (timestamp without time zone, written from the app's UTC clock) is before the database's now()",
+		Incident: "a database session in Asia/Kolkata reads every live key as expired: a retry a second after the answer is charged again", Family: "late-retry", Expect: []string{"M1", "E1"}, Verdict: "FAILED",
+		Flags: []string{"--tombstone-ttl=" + TestPolicy.RetryWindow.String()}},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},

@@ -38,6 +38,7 @@ var variants = []Variant{
 	naive, noFingerprint, rawFingerprint, inprocessMutex, releaseOnError, staleLeaseNewID,
 	sweeperFailsInProgress, shortExpiry, globalKeys, noWait409, noRecovery,
 	sweeperRecharges, crashBlind, shortRetention, passthroughKey, redisGetSet, redisShortLock,
+	tzNaiveExpiry,
 }
 
 // Lookup finds a variant by name; an unknown name's error lists the valid ones.
