@@ -65,6 +65,17 @@ func CheckIDs() []string {
 	return ids
 }
 
+// CheckName is the name of check id ("" when there is none): how the
+// catalogue of incidents spells an expectation.
+func CheckName(id string) string {
+	for _, s := range catalog {
+		if s.id == id {
+			return s.name
+		}
+	}
+	return ""
+}
+
 // newCheck starts a PASS, not yet exercised, result for check id.
 func newCheck(id string) CheckResult {
 	for _, s := range catalog {

@@ -59,23 +59,31 @@ func normalize(r *Report) *Report {
 func ReadJSON(r io.Reader) (*Report, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("read report.json: %w", err)
+		return nil, fmt.Errorf("read %s: %w", JSONFile, err)
 	}
+	return ParseJSON(JSONFile, data)
+}
+
+// ParseJSON is ReadJSON for a file already read. Every error begins with
+// name (the file's path) and then the line of the fault, or the field
+// (schema_version): "shard-2/report.json:14: families.scenarios: expected
+// int, got string".
+func ParseJSON(name string, data []byte) (*Report, error) {
 	var probe struct {
 		SchemaVersion *int `json:"schema_version"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("decode report.json: %w", err)
+		return nil, locateJSON(name, data, err)
 	}
 	if probe.SchemaVersion == nil {
-		return nil, fmt.Errorf("%w: no schema_version, not an idemcheck report", ErrSchemaVersion)
+		return nil, fmt.Errorf("%s: schema_version: %w: none, not an idemcheck report", name, ErrSchemaVersion)
 	}
 	if *probe.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%w: %d, this build reads %d", ErrSchemaVersion, *probe.SchemaVersion, SchemaVersion)
+		return nil, fmt.Errorf("%s: schema_version: %w: %d, this build reads %d", name, ErrSchemaVersion, *probe.SchemaVersion, SchemaVersion)
 	}
 	var rep Report
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("decode report.json: %w", err)
+		return nil, locateJSON(name, data, err)
 	}
 	return &rep, nil
 }
@@ -86,14 +94,13 @@ func ReadJSON(r io.Reader) (*Report, error) {
 // without rerunning anything. Errors name the file.
 func ReadDir(dir string) (*Report, error) {
 	path := filepath.Join(dir, JSONFile)
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	rep, err := ReadJSON(f)
+	rep, err := ParseJSON(path, data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	rep.Counterexamples = map[string]*history.History{}
 	for _, fam := range rep.Families {

@@ -87,3 +87,19 @@ func TestReadDir_LoadsHistories(t *testing.T) {
 		t.Error("protocol has no counterexample but got one")
 	}
 }
+
+// A broken report.json is refused with the file and the line (or, for
+// the schema, the field) that is wrong, as `idemcheck merge` shows it.
+func TestParseJSON_ErrorsNameFileLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\"schema_version\": 1,\n \"target\": \"x\",\n \"budget\": \"soon\"}":                   `s/report.json:3: time: invalid duration "soon"`,
+		"{\"schema_version\": 1,\n \"families\": [\n  {\"name\": \"f\", \"scenarios\": \"9\"}]}": "s/report.json:3: families.scenarios: expected int, got string",
+		"{\"schema_version\": 1,\n \"target\": \"x\n\"}":                                         `s/report.json:2: invalid character '\n' in string literal`,
+		`{"schema_version": 7}`: "s/report.json: schema_version: unknown report schema_version: 7",
+	} {
+		_, err := reports.ParseJSON("s/report.json", []byte(in))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q:\n got %v\nwant prefix %q", in, err, want)
+		}
+	}
+}

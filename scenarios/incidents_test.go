@@ -16,10 +16,33 @@ func TestIncidents_TableLoads(t *testing.T) {
 	if len(incs) < 6 {
 		t.Fatalf("regression table has %d incidents, want at least 6", len(incs))
 	}
+	public := 0
 	for _, in := range incs {
+		if in.Public {
+			public++
+			if in.Scenario.Source == "" || !strings.HasPrefix(in.File, "public/") {
+				t.Errorf("%s: a public incident lives under public/ and cites its source", in.File)
+			}
+		}
 		if in.Scenario.Target == "" || len(in.Scenario.Expect) == 0 {
 			t.Errorf("%s: an incident names the target that exhibits it and its expected verdicts", in.File)
 		}
+	}
+	if public == 0 {
+		t.Error("the table holds no public incident")
+	}
+}
+
+// TestIncident_MemberNamesFileLine: an own incident file (no source)
+// loads with any target name, since a counterexample names the user's
+// server; resolving it as a member refuses an unknown one at its line.
+func TestIncident_MemberNamesFileLine(t *testing.T) {
+	sc, err := scenarios.ParseIncident("x.yaml", []byte("name: x\ntarget: payments\nsteps:\n  - send: {key: k, order: o}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.Member(); err == nil || !errors.Is(err, scenarios.ErrInvalid) || !strings.HasPrefix(err.Error(), "x.yaml:2: target: expected a built-in member") {
+		t.Fatalf("got %v", err)
 	}
 }
 
@@ -41,6 +64,31 @@ func TestIncidents_BadFilesNameFileLineField(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := scenarios.ParseIncident("bad.yaml", []byte(c.yaml))
+		if err == nil || !errors.Is(err, scenarios.ErrInvalid) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q:\n got %v\nwant prefix %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+// TestIncidents_PublicFilesCiteAThreadAndAMember: a public incident
+// names its thread as owner/repo#N and a built-in member; each mistake is
+// refused with file:line and the field.
+func TestIncidents_PublicFilesCiteAThreadAndAMember(t *testing.T) {
+	const steps = "steps:\n  - send: {key: k, order: o}\n"
+	cases := []struct{ name, yaml, want string }{
+		{"public/bad.yaml", "name: x\ntarget: naive\n" + steps, "public/bad.yaml: source: expected the public thread as owner/repo#N"},
+		{"public/bad.yaml", "name: x\nsource: https://github.com/a/b/issues/1\ntarget: naive\n" + steps, "public/bad.yaml:2: source: expected a GitHub thread as owner/repo#N"},
+		{"bad.yaml", "name: x\nsource: a/b#0\ntarget: naive\n" + steps, "bad.yaml:2: source: expected a GitHub thread"},
+		{"bad.yaml", "name: x\nsource: a/b\ntarget: naive\n" + steps, "bad.yaml:2: source: expected a GitHub thread"},
+		{"bad.yaml", "name: x\nsource: -a/b#1\ntarget: naive\n" + steps, "bad.yaml:2: source: expected a GitHub thread"},
+		{"bad.yaml", "name: x\nsource: a/b#1\nalso: [a/b#2, c#3]\ntarget: naive\n" + steps, "bad.yaml:3: also[1]: expected a GitHub thread"},
+		{"public/bad.yaml", "name: x\nsource: a/b#1\ntarget: naïve\n" + steps, "public/bad.yaml:3: target: expected a built-in member"},
+		{"public/bad.yaml", "name: x\nsource: a/b#1\n" + steps, "public/bad.yaml: target: expected a built-in member"},
+		{"public/bad.yaml", "name: x\nsource: a/b#1\ntarget: naive\n" + steps + "expect:\n  - {check: M1, verdict: BROKEN}\n", "public/bad.yaml:7: expect[0].verdict: expected one of"},
+		{"public/bad.yaml", "name: x\nsource: a/b#1\ntarget: naive\n" + steps + "expect:\n  - {check: M7, verdict: FAILED}\n", "public/bad.yaml:7: expect[0].check: expected one of"},
+	}
+	for _, c := range cases {
+		_, err := scenarios.ParseIncident(c.name, []byte(c.yaml))
 		if err == nil || !errors.Is(err, scenarios.ErrInvalid) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q:\n got %v\nwant prefix %q", c.yaml, err, c.want)
 		}

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/idemcheck/idemcheck/builtin"
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/internal/yamlfile"
@@ -28,16 +31,55 @@ func LoadIncident(path string) (*Scenario, error) {
 	return ParseIncident(path, data)
 }
 
-// ParseIncident is LoadIncident for bytes already read.
+// ParseIncident is LoadIncident for bytes already read. A file of the
+// public catalogue (its folder is named public, or it cites a source)
+// must cite its thread and name a built-in member as its target; any
+// other file's target is checked where it is resolved (Member), since a
+// counterexample written for a user's server names that server.
 func ParseIncident(name string, data []byte) (*Scenario, error) {
 	var sc Scenario
 	if err := yamlfile.Decode(name, data, &sc, ErrInvalid); err != nil {
 		return nil, err
 	}
+	sc.origin = &origin{name: name, data: data}
 	if err := sc.Validate(); err != nil {
 		return nil, yamlfile.Locate(name, data, err, ErrInvalid)
 	}
+	if filepath.Base(filepath.Dir(name)) == "public" && sc.Source == "" {
+		return nil, yamlfile.Locate(name, data, bad("source", "expected the public thread as owner/repo#N: a file under public/ cites the incident it reproduces"), ErrInvalid)
+	}
+	if sc.Source != "" {
+		if _, err := sc.Member(); err != nil {
+			return nil, err
+		}
+	}
 	return &sc, nil
+}
+
+// Member is the built-in member the incident names as its target. A name
+// that is not one is an ErrInvalid naming the file:line of target.
+func (sc *Scenario) Member() (builtin.Member, error) {
+	m, err := builtin.Lookup(sc.Target)
+	if err == nil {
+		return m, nil
+	}
+	err = bad("target", "expected a built-in member (idemcheck list): one of %s; got %q", strings.Join(builtin.Names(), ", "), sc.Target)
+	if sc.origin == nil {
+		return m, err
+	}
+	return m, yamlfile.Locate(sc.origin.name, sc.origin.data, err, ErrInvalid)
+}
+
+// sourceRE is a GitHub thread: owner (letters, digits, inner hyphens, at
+// most 39), repository (letters, digits, '.', '_', '-', at most 100), and
+// the issue's or pull request's number.
+var sourceRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?/[A-Za-z0-9._-]{1,100}#[1-9][0-9]{0,9}$`)
+
+func validSource(at, s string) error {
+	if !sourceRE.MatchString(s) {
+		return bad(at, "expected a GitHub thread as owner/repo#N, such as aws-powertools/powertools-lambda-python#638; got %q", s)
+	}
+	return nil
 }
 
 // Marshal writes the scenario as an incident file.
@@ -55,6 +97,19 @@ func (sc *Scenario) Validate() error {
 	}
 	if len(sc.Steps) == 0 {
 		return bad("steps", "expected at least one step")
+	}
+	if sc.Source != "" {
+		if err := validSource("source", sc.Source); err != nil {
+			return err
+		}
+	}
+	for i, a := range sc.Also {
+		if err := validSource(fmt.Sprintf("also[%d]", i), a); err != nil {
+			return err
+		}
+	}
+	if sc.Class != "" && !slices.ContainsFunc(Classes, func(c Class) bool { return c.ID == sc.Class }) {
+		return bad("class", "expected one of %s, got %q", strings.Join(classIDs(), ", "), sc.Class)
 	}
 	faults := map[string]bool{}
 	sends := map[string]bool{}

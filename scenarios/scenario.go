@@ -22,6 +22,15 @@ type Scenario struct {
 	Family      string `yaml:"family"`
 	Description string `yaml:"description,omitempty"`
 	Seed        uint64 `yaml:"seed,omitempty"`
+	// Source is the public thread that reported the incident, as
+	// owner/repo#N (GitHub's number of an issue or a pull request);
+	// required for the public catalogue (incidents/public/). Also lists
+	// related threads in the same form.
+	Source string   `yaml:"source,omitempty"`
+	Also   []string `yaml:"also,omitempty"`
+	// Class is the catalogue's class of the incident (Classes); empty
+	// means the class of its Family (ClassOf).
+	Class string `yaml:"class,omitempty"`
 	// Target is the built-in target that exhibits the incident: Expect
 	// holds for it. Against the reference every check must PASS.
 	Target string   `yaml:"target,omitempty"`
@@ -30,6 +39,14 @@ type Scenario struct {
 	// Wave is the payments a crash wave was built from (CrashWave), so
 	// that a failing payment can be re-played alone; not written down.
 	Wave []CrashPayment `yaml:"-"`
+	// origin is the file the scenario was loaded from, so that a check
+	// made later (Member) still names file:line.
+	origin *origin
+}
+
+type origin struct {
+	name string
+	data []byte
 }
 
 // Expect is a verdict an incident file promises for one check.

@@ -2,6 +2,7 @@ package target
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -219,14 +220,17 @@ func placeList() string {
 	return strings.Join(out, ", ")
 }
 
-// check refuses an unknown placeholder, naming the leaf's field (field
-// is "protocol.body"), and records in used every placeholder the body
-// names.
+// check refuses an unknown placeholder and a number JSON cannot write
+// (.nan, .inf), naming the leaf's field (field is "protocol.body"), and
+// records in used every placeholder the body names.
 func (b *Body) check(field string, used map[string]bool) error {
 	if b.notMapping {
 		return bad(field, "expected a mapping of the body's fields (amount: \"{{.Amount}}\", …)")
 	}
 	return walk(b.root, field, func(f string, leaf any) error {
+		if x, ok := leaf.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			return bad(f, "expected a finite number, got %v (JSON has none; quote it, \"NaN\", if the server wants the text)", x)
+		}
 		s, ok := leaf.(string)
 		if !ok {
 			return nil
@@ -384,7 +388,11 @@ func edit(root *object, pointer string) error {
 	return fmt.Errorf("edit %s: expected a pointer to a field", pointer)
 }
 
-// changed returns a different value of the same kind as v.
+// changed returns a different value of the same kind as v. A number
+// grows by one, or is halved where one is below a double's precision
+// (2^60, 1e17): a server compares JSON numbers as doubles (RFC 8785), and
+// an edit it cannot see would send key-reuse an equal body as a
+// different one.
 func changed(v any) (any, error) {
 	switch v := v.(type) {
 	case string:
@@ -396,14 +404,22 @@ func changed(v any) (any, error) {
 	case staticNumber:
 		switch n := v.v.(type) {
 		case uint64:
-			return staticNumber{n + 1}, nil
+			return staticNumber{grown(n)}, nil
 		case int64:
-			return staticNumber{n + 1}, nil
+			return staticNumber{grown(n)}, nil
 		case int:
-			return staticNumber{n + 1}, nil
+			return staticNumber{grown(n)}, nil
 		case float64:
-			return staticNumber{n + 1}, nil
+			return staticNumber{grown(n)}, nil
 		}
 	}
 	return nil, fmt.Errorf("not a scalar field")
+}
+
+// grown is n+1, or n/2 when n+1 is the same double as n.
+func grown[N uint64 | int64 | int | float64](n N) N {
+	if float64(n+1) != float64(n) {
+		return n + 1
+	}
+	return n / 2
 }

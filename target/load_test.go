@@ -86,6 +86,7 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"xml encoding", shape + "  encoding: xml\n", "bad.yaml:5: protocol.encoding: expected json or form, got \"xml\""},
 		{"key format", shape + "  key_format: ulid\n", "bad.yaml:5: protocol.key_format: expected uuid (or nothing, for any string), got \"ulid\""},
 		{"body not a mapping", shape + "  body: [a, b]\n", "bad.yaml:5:"},
+		{"NaN in body", shape + "  body:\n    amount: \"{{.Amount}}\"\n    metadata: {rate: .nan}\n", "bad.yaml:7: protocol.body.metadata.rate: expected a finite number, got NaN"},
 		{"empty pointer segment", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  fields:\n    id: /data//id\n", "bad.yaml:6: protocol.fields.id: JSON pointer"},
 		{"production days", "name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1s\n  production:\n    ttl: 30d\n", "bad.yaml:6: policy.production.ttl: expected a duration"},
 		{"negative production ttl", "name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1s\n  production:\n    ttl: -1h\n", "bad.yaml:6: policy.production.ttl: expected the positive duration"},

@@ -39,6 +39,11 @@ type listIncident struct {
 	Name   string   `json:"name"`
 	Target string   `json:"target"`
 	Expect []string `json:"expect"`
+	// Public marks the catalogue of public incidents; Source is the
+	// thread that reported it (owner/repo#N), Also related threads.
+	Public bool     `json:"public"`
+	Source string   `json:"source,omitempty"`
+	Also   []string `json:"also,omitempty"`
 }
 
 func runList(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -87,7 +92,8 @@ func buildListing() (listing, error) {
 		for _, e := range in.Scenario.Expect {
 			exp = append(exp, e.Check+" "+e.Verdict)
 		}
-		l.Incidents = append(l.Incidents, listIncident{File: "scenarios/incidents/" + in.File, Name: in.Scenario.Name, Target: in.Scenario.Target, Expect: exp})
+		l.Incidents = append(l.Incidents, listIncident{File: in.Path(), Name: in.Scenario.Name, Target: in.Scenario.Target, Expect: exp,
+			Public: in.Public, Source: in.Scenario.Source, Also: in.Scenario.Also})
 	}
 	return l, nil
 }
@@ -120,8 +126,16 @@ func printListing(w io.Writer, l listing) {
 	for _, f := range l.Families {
 		fmt.Fprintf(w, "  %-22s %s  %s\n", f.Name, f.Level, f.Doc)
 	}
-	fmt.Fprintln(w, "\nIncidents:")
+	fmt.Fprintln(w, "\nIncidents (our own):")
 	for _, in := range l.Incidents {
-		fmt.Fprintf(w, "  %-52s %s, expect %s\n", in.File, in.Target, strings.Join(in.Expect, ", "))
+		if !in.Public {
+			fmt.Fprintf(w, "  %-52s %s, expect %s\n", in.File, in.Target, strings.Join(in.Expect, ", "))
+		}
+	}
+	fmt.Fprintln(w, "\nPublic incidents (docs/incidents.md; each from the thread it names):")
+	for _, in := range l.Incidents {
+		if in.Public {
+			fmt.Fprintf(w, "  %-44s %-18s expect %-10s %s\n", in.Source, in.Target, strings.Join(in.Expect, ", "), in.File)
+		}
 	}
 }

@@ -93,6 +93,18 @@ func TestCLI_ListJSON(t *testing.T) {
 	if kinds["reference"] != 1 || kinds["broken"] < 10 || kinds["garden"] < 4 || len(l.Families) < 7 || len(l.Incidents) < 6 {
 		t.Fatalf("listing: %v targets by kind, %d families, %d incidents", kinds, len(l.Families), len(l.Incidents))
 	}
+	public := 0
+	for _, in := range l.Incidents {
+		if in.Public {
+			public++
+			if in.Source == "" || !strings.HasPrefix(in.File, "scenarios/incidents/public/") {
+				t.Errorf("public incident %s lists no source", in.File)
+			}
+		}
+	}
+	if public == 0 {
+		t.Error("the listing shows no public incident")
+	}
 }
 
 // TestCLI_ExitCodesEndToEnd runs the real binary: a zoo member exits 1,

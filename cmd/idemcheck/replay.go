@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/certify"
@@ -13,57 +15,107 @@ import (
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
 	"github.com/idemcheck/idemcheck/search"
+	"github.com/idemcheck/idemcheck/target"
 )
 
+// replayer holds what every replay of one command shares: where it runs
+// and where it writes.
+type replayer struct {
+	docker bool
+	opts   certify.Options
+	out    string // --report-dir; "" writes nothing
+}
+
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("replay", "replay <incident.yaml> [--target <built-in | file.yaml>]",
-		"idemcheck replay scenarios/incidents/concurrent-double-charge.yaml --target naive", stderr)
+	fs := newFlagSet("replay", "replay <incident.yaml> [--target <built-in | file.yaml>]\n       idemcheck replay --all <dir> [--target <built-in | file.yaml>]",
+		"idemcheck replay scenarios/incidents/concurrent-double-charge.yaml --target naive\n  idemcheck replay --all scenarios/incidents/ --target ./my.yaml", stderr)
+	all := fs.Bool("all", false, "replay every incident file under the directory given (own and public/), one verdict each and a summary")
 	tgt := fs.String("target", "", "target to replay against (default: the incident's own target)")
 	out := fs.String("report-dir", "", "write the replayed history here")
 	dbURL := fs.String("database-url", "", "use this PostgreSQL instead of a throwaway cluster")
 	docker := fs.Bool("docker", false, "replay in containers, as certify --docker ran it (make images first)")
 	var gateway gatewaySwitch
 	gateway.register(fs)
+	args = positionalFirst(args, "all")
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
-		return usageErr("replay: expected an incident file first")
+		return usageErr("replay: expected an incident file first (or --all and a directory)")
 	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	sc, err := scenarios.LoadIncident(args[0])
+	r := replayer{docker: *docker, out: *out, opts: certify.Options{DatabaseURL: *dbURL, NoGatewayIdempotency: gateway.off}}
+	if *all {
+		return r.all(ctx, args[0], *tgt, stdout, stderr)
+	}
+	return r.one(ctx, args[0], *tgt, stdout, stderr)
+}
+
+// positionalFirst moves boolean flags written before the positional
+// argument (replay --all dir) behind it, where the rest of the flags are
+// parsed.
+func positionalFirst(args []string, bools ...string) []string {
+	var flags []string
+	for len(args) > 0 && slices.ContainsFunc(bools, func(b string) bool { return args[0] == "-"+b || args[0] == "--"+b }) {
+		flags, args = append(flags, args[0]), args[1:]
+	}
+	if len(args) == 0 {
+		return flags
+	}
+	return append(append([]string{args[0]}, flags...), args[1:]...)
+}
+
+func (r replayer) one(ctx context.Context, file, tgt string, stdout, stderr io.Writer) error {
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
+		return usageErr("replay: %s is a directory: replay --all %s replays every incident file in it", file, file)
+	}
+	sc, err := scenarios.LoadIncident(file)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	name := *tgt
-	if name == "" {
-		name = sc.Target
-	}
-	tg, err := resolveTarget(name, *docker)
+	tg, err := r.target(sc, tgt)
 	if err != nil {
 		return err
 	}
 	cleanLeftovers(stderr)
-	opts := certify.Options{DatabaseURL: *dbURL, NoGatewayIdempotency: gateway.off}
-	if *out != "" {
-		opts.LogDir = filepath.Join(*out, reports.LogsDir)
-	}
-	if inDocker(*docker, tg) {
-		opts.Launch, opts.Mode = dockerLauncher(), "docker"
-	}
-	ex, err := certify.Replay(ctx, tg, sc, opts)
+	ex, err := r.replay(ctx, tg, sc, r.out)
 	if err != nil {
 		return &exitError{code: exitEnv, err: err}
 	}
 	printReplay(stdout, tg.Name, sc, ex)
-	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err == nil {
-			ex.History.WriteFile(filepath.Join(*out, "history.json"))
+	return replayExit(tg.Name, sc, ex)
+}
+
+// target resolves what an incident replays against: the --target given,
+// else the built-in member the incident names.
+func (r replayer) target(sc *scenarios.Scenario, tgt string) (*target.Target, error) {
+	if tgt == "" {
+		if _, err := sc.Member(); err != nil {
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%w (or pass --target)", err)}
+		}
+		tgt = sc.Target
+	}
+	return resolveTarget(tgt, r.docker)
+}
+
+// replay plays one incident against tg, writing its history into dir.
+func (r replayer) replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, dir string) (*search.Example, error) {
+	opts := r.opts
+	if dir != "" {
+		opts.LogDir = filepath.Join(dir, reports.LogsDir)
+	}
+	if inDocker(r.docker, tg) {
+		opts.Launch, opts.Mode = dockerLauncher(), "docker"
+	}
+	ex, err := certify.Replay(ctx, tg, sc, opts)
+	if err == nil && dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			ex.History.WriteFile(filepath.Join(dir, "history.json"))
 		}
 	}
-	return replayExit(tg.Name, sc, ex)
+	return ex, err
 }
 
 // replayExit is replay's exit code. Against the incident's own target the
@@ -109,4 +161,18 @@ func printReplay(w io.Writer, target string, sc *scenarios.Scenario, ex *search.
 	} else {
 		fmt.Fprintln(w, "  reproduced: every expected verdict holds")
 	}
+}
+
+// exitRank orders replay --all's exit codes: the code of the worst
+// incident wins. Not reproduced outranks everything (a regression job
+// must see it); undecided outranks FAILED, as in certify, so an incident
+// that could not be played is never hidden behind another's verdict.
+var exitRank = []int{exitPass, exitFail, exitEnv, exitNotReproduced}
+
+func codeOf(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitPass
 }

@@ -21,6 +21,7 @@ var rank = map[string]int{
 
 	"checker": 1, "target": 1, "internal/pgcluster": 1, "internal/redisserver": 1, "internal/mysqlserver": 1, "reference/redisstore": 1,
 	"reference/storetest": 1, "reference/mysqlstore": 1,
+	"internal/fuzzcheck": 1,
 
 	"client": 2, "harness": 2, "internal/pgtest": 2, "internal/redistest": 2, "internal/mysqltest": 2, "reports": 2, "builtin": 2,
 	"reference/zoo": 2,

@@ -44,13 +44,37 @@ func Bad(field, format string, args ...any) error {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Decode strictly decodes data into v: unknown fields, wrong types and bad
-// durations are errors with file and line.
+// Decode strictly decodes data into v: unknown fields, wrong types, bad
+// durations and YAML tags are errors with file and line.
 func Decode(name string, data []byte, v any, kind error) error {
+	if line, tag := firstTag(data); line > 0 {
+		return &FieldError{File: name, Line: line, Kind: kind,
+			Msg: fmt.Sprintf("unexpected YAML tag %s: idemcheck files hold plain values (quote a string that starts with !)", tag)}
+	}
 	if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
 		return decodeError(name, data, err, kind)
 	}
 	return nil
+}
+
+// firstTag finds the first YAML tag (!0, !!str) in data. Our files need
+// none, and goccy/go-yaml v1.19.2 panics on a tag over a scalar where
+// a list is expected (expect: !0 …; goccy/go-yaml#735, fixed after that
+// release by #862), so Decode refuses tags before decoding.
+func firstTag(data []byte) (line int, tag string) {
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return 0, ""
+	}
+	for _, doc := range file.Docs {
+		ast.Walk(visitorFunc(func(n ast.Node) bool {
+			if t, ok := n.(*ast.TagNode); ok && line == 0 {
+				line, tag = t.GetToken().Position.Line, t.Start.Value
+			}
+			return line == 0
+		}), doc)
+	}
+	return line, tag
 }
 
 // Locate fills in File, Line and Kind of a *FieldError returned by a
@@ -132,7 +156,7 @@ func findBadDuration(data []byte) (line int, field string) {
 			return found == nil
 		}
 		if durationFields[mv.Key.String()] {
-			if _, err := time.ParseDuration(strings.Trim(mv.Value.String(), `"'`)); err != nil {
+			if _, err := time.ParseDuration(scalarText(mv.Value)); err != nil {
 				found = mv
 			}
 		}
@@ -142,6 +166,19 @@ func findBadDuration(data []byte) (line int, field string) {
 		return 0, ""
 	}
 	return found.Value.GetToken().Position.Line, strings.TrimPrefix(found.GetPath(), "$.")
+}
+
+// scalarText is the value of a scalar node as the decoder reads it: a
+// quoted string without its quotes, and nothing trimmed from a plain one
+// (00h" is not 00h).
+func scalarText(n ast.Node) string {
+	if s, ok := n.(*ast.StringNode); ok {
+		return s.Value
+	}
+	if tk := n.GetToken(); tk != nil {
+		return tk.Value
+	}
+	return ""
 }
 
 type visitorFunc func(ast.Node) bool

@@ -18,8 +18,8 @@ import (
 //
 // Incident: a lock with a fixed short TTL lets a retry take the key while
 // a slower charge is still running, and charge again
-// (KanishJebaMathewM/Truxify#4696); M1, found by concurrent-duplicates
-// when a gateway call outlasts the lock.
+// (KanishJebaMathewM/Truxify#5846: a 10s lock before a 60s handler); M1,
+// found by concurrent-duplicates when a gateway call outlasts the lock.
 var redisShortLock = Variant{
 	Name: "redis-short-lock",
 	Bug:  "the in-progress key is a Redis lock with a 500ms TTL that is never renewed; a slower gateway call outlives it",
