@@ -160,6 +160,13 @@ var Members = []Member{
 		Incident: "a charge whose answer was lost is re-sent under a new gateway key and charged again; only the ledger shows it", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED"},
 	{Name: "release-wrong-key", Kind: "broken", Bug: "the claim is a lock held for the retention window; the error path deletes the key without its tenant prefix, deleting nothing, so the lock stays",
 		Incident: "after a gateway error every retry gets 409 until the lock expires", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
+	// tz-naive-expiry keeps keys for the retry window it promises (its
+	// tombstone window), so in a UTC session it keeps every promise; only
+	// a database session ahead of UTC (db_timezone, drawn by late-retry)
+	// makes its guard reclaim live keys.
+	{Name: "tz-naive-expiry", Kind: "broken", Bug: "reclaims a key when its expires_at (timestamp without time zone, written from the app's UTC clock) is before the database's now()",
+		Incident: "a database session in Asia/Kolkata reads every live key as expired: a retry a second after the answer is charged again", Family: "late-retry", Expect: []string{"M1", "E1"}, Verdict: "FAILED",
+		Flags: []string{"--tombstone-ttl=" + TestPolicy.RetryWindow.String()}},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},

@@ -1,11 +1,15 @@
 package checker
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // band is the half-width of the undecided band around the end of a key's
-// promise: Policy.Band, widened by the measured clock offset
-// between the gateway and the client when the history records one. Zero
-// when no TTL was declared (the promise never ends).
+// promise: Policy.Band, widened by the measured clock offset between the
+// gateway and the client when the history records one. Zero when no TTL
+// was declared (the promise never ends). A request that met a replica
+// whose clock was skewed widens it further (skewBand).
 func (ix *index) band() time.Duration {
 	if ix.pol.TTL <= 0 {
 		return 0
@@ -13,11 +17,32 @@ func (ix *index) band() time.Duration {
 	return ix.pol.Band() + abs(ix.h.ClockOffset)
 }
 
-func abs(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
+// skewIn is the largest measured skew (history.Fault.Skew) of a clock
+// fault in force at some time in [from - its skew, to], on the replica
+// named by target, or on any replica when target is "". The history's own
+// faults and those it lived through count alike.
+func (ix *index) skewIn(target string, from, to time.Duration) time.Duration {
+	var out time.Duration
+	for _, f := range ix.h.Faults {
+		s := abs(f.Skew)
+		if s != 0 && (target == "" || f.Target == target) && f.Inject <= to && (!f.Healed || f.Heal >= from-s) {
+			out = max(out, s)
+		}
 	}
-	return d
+	return out
+}
+
+// skewBand is how much a skewed replica clock widens the band for o, a
+// request of epoch e: a replica that took e's first request counted the
+// key's age from its own clock, one that took o counted o's time on it,
+// and any replica skewed near the promise's end (its sweeper) may have
+// forgotten the key that much early.
+func (ix *index) skewBand(e *epoch, o *opInfo) time.Duration {
+	replica := func(o *opInfo) string { return fmt.Sprintf("replica%d", o.Replica) }
+	first := e.ops[0]
+	return max(ix.skewIn(replica(o), o.Invoke, o.Complete),
+		ix.skewIn(replica(first), first.Invoke, first.Complete),
+		ix.skewIn("", e.start+ix.promise-ix.bandw, o.Complete))
 }
 
 // markEdges flags the requests of l that the server may have received
@@ -38,9 +63,10 @@ func (ix *index) markEdges(l *lineage) {
 			// have counted up to Complete - start (past the end: it may
 			// have forgotten the key), and as little as Invoke - (the
 			// first request's answer) (inside: it may have replayed).
+			w := ix.bandw + ix.skewBand(e, o)
 			d, late := o.Invoke-e.start, o.Complete-e.start
-			after := i > 0 && o.Invoke-firstAnswered(l.epochs[i-1]) <= ix.promise+ix.bandw
-			o.edge = d > ix.promise-ix.bandw || late > ix.promise || after
+			after := i > 0 && o.Invoke-firstAnswered(l.epochs[i-1]) <= ix.promise+w
+			o.edge = d > ix.promise-w || late > ix.promise || after
 		}
 	}
 }
@@ -67,4 +93,11 @@ func anyEdge(ops ...*opInfo) bool {
 // edgeNote lists what was left undecided at the promise's end.
 func (ix *index) edgeNote(items []string) string {
 	return listNote("UNKNOWN within ±"+ix.bandw.String()+" of the promise's end (client and server clocks differ)", items)
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
 }

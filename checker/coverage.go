@@ -27,11 +27,26 @@ func (ix *index) coverage() Coverage {
 	if ix.h.Gateway.NoIdempotency {
 		c.NoGatewayIdempotency = 1
 	}
+	c.FaultKinds, c.MaxSkew = faultKinds(own(ix.h.Faults))
 	c.CrossTenantKeys = len(ix.crossTenantKeys())
 	for _, e := range ix.eps {
 		ix.coverEpoch(&c, e)
 	}
 	return c
+}
+
+// faultKinds counts faults by kind and finds their largest measured skew.
+func faultKinds(fs []history.Fault) (map[string]int, time.Duration) {
+	if len(fs) == 0 {
+		return nil, 0
+	}
+	kinds := map[string]int{}
+	var skew time.Duration
+	for _, f := range fs {
+		kinds[f.Name]++
+		skew = max(skew, abs(f.Skew))
+	}
+	return kinds, skew
 }
 
 // own returns the faults the history's example injected itself: a

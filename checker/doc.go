@@ -91,7 +91,12 @@
 // The client stamps a retry when it sends it; the server measures its TTL
 // from its own receipt, on its own clock. A request sent within
 // max(TTL/10, 250ms) (+ |ClockOffset|) of its epoch's promise end, on
-// either side, is at the edge: what it got is never FAILED, only UNKNOWN
+// either side, is at the edge; a replica whose clock was skewed
+// (history.Fault.Skew, measured by a clock_skew fault) widens that band
+// by its skew for a request it took, for every request of an epoch whose
+// first request it took, and for every request when it was skewed within
+// its skew of the promise's end (its sweeper may have forgotten the key
+// early) (boundary.go): what it got is never FAILED, only UNKNOWN
 // (M1, M3, M4, P1, P2, M6, E1, E2 say which, in their notes), and it
 // counts as no expiry probe (Coverage.EdgeRetries).
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Violation is one piece of evidence against one invariant: the (tenant,
@@ -98,6 +99,13 @@ type Coverage struct {
 	// without idempotency (History.Gateway.NoIdempotency): crash safety
 	// is then not judged (NoProviderIdempotency).
 	NoGatewayIdempotency int `json:"no_gateway_idempotency,omitempty"`
+	// FaultKinds counts the faults the histories injected themselves, per
+	// kind (history.Fault.Name), scripted declines included: which faults
+	// the families drew, and how often.
+	FaultKinds map[string]int `json:"fault_kinds,omitempty"`
+	// MaxSkew is the largest replica clock skew measured while a fault
+	// the histories injected was in force (history.Fault.Skew).
+	MaxSkew time.Duration `json:"max_skew,omitempty"`
 }
 
 // Add sums two coverages field by field: the coverage of two histories, or
@@ -125,6 +133,8 @@ func (c Coverage) Add(o Coverage) Coverage {
 		CrashJudged:          c.CrashJudged + o.CrashJudged,
 		CrashPoints:          addCounts(c.CrashPoints, o.CrashPoints),
 		Stores:               union(c.Stores, o.Stores),
+		FaultKinds:           addCounts(c.FaultKinds, o.FaultKinds),
+		MaxSkew:              max(c.MaxSkew, o.MaxSkew),
 	}
 }
 

@@ -21,9 +21,9 @@ type probeWindows struct {
 	lateStart, lateEnd time.Duration // a retry in [lateStart, lateEnd] is inside the retry window past the TTL; lateEnd < lateStart = no room
 }
 
-func windowsOf(p target.Policy) probeWindows {
+func windowsOf(p target.Policy, skew time.Duration) probeWindows {
 	clear := p.Band() + p.Band()/2
-	return probeWindows{earlyEnd: max(p.TTL-clear, 0), lateStart: p.TTL + clear, lateEnd: p.Promise() - clear}
+	return probeWindows{earlyEnd: max(p.TTL-clear, 0), lateStart: p.TTL + clear, lateEnd: p.Promise() - clear - skew}
 }
 
 // drawProbes draws when late-retry sends its retries, as multiples of the
@@ -31,10 +31,10 @@ func windowsOf(p target.Policy) probeWindows {
 // two spread across (TTL, retry window] and always one just inside the
 // window's end, where a server that keeps keys for a few TTLs while
 // promising many is caught. No probe falls in the
-// band around the TTL or the window's end, where the checker can only
-// say UNKNOWN.
-func drawProbes(t *rapid.T, p target.Policy) []float64 {
-	w := windowsOf(p)
+// band around the TTL or the window's end (widened by skew, what a
+// skewed clock adds to it), where the checker can only say UNKNOWN.
+func drawProbes(t *rapid.T, p target.Policy, skew time.Duration) []float64 {
+	w := windowsOf(p, skew)
 	var at []time.Duration
 	if w.earlyEnd > 0 {
 		permille := rapid.IntRange(1, 1000).Draw(t, "early_retry_permille_of_ttl_less_band")
@@ -62,7 +62,7 @@ func drawProbes(t *rapid.T, p target.Policy) []float64 {
 // inside the promise's end (or inside the TTL when the retry window adds
 // nothing), plus a band for that request's own answer.
 func lateRetryTime(tg *target.Target) time.Duration {
-	w := windowsOf(tg.Policy)
+	w := windowsOf(tg.Policy, 0)
 	last := w.earlyEnd
 	if w.lateEnd >= w.lateStart {
 		last = w.lateEnd
@@ -79,11 +79,25 @@ func init() {
 		}})
 }
 
+// genLateRetry draws a payment and its retries. The time faults
+// (drawClockFaults), when drawn, are in force from before the first
+// request until the first retry inside the TTL was answered, on that
+// retry's replica; the later probes meet healthy replicas.
 func genLateRetry(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
 	var b builder
 	tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
 	amount := drawAmount(t)
+	clock := drawClockFaults(t, tg)
+	probes := drawProbes(t, tg.Policy, clock.band())
 	first := scenarios.Send{ID: "first", Replica: -1, Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: "first"}
+	early := len(probes) > 0 && probes[0] < 1 // a retry inside the TTL
+	retryReplica := make([]int, len(probes))
+	for i := range probes {
+		retryReplica[i] = rapid.IntRange(0, replicas-1).Draw(t, "replica")
+	}
+	if early {
+		clock.inject(&b, retryReplica[0])
+	}
 	if drawDecline(t) {
 		b.fault(declineFault("o0"))
 		b.send(first)
@@ -91,9 +105,12 @@ func genLateRetry(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenari
 	} else {
 		b.send(first)
 	}
-	for i, at := range drawProbes(t, tg.Policy) {
+	for i, at := range probes {
 		b.wait(scenarios.Wait{TTL: at})
-		b.send(scenarios.Send{ID: fmt.Sprintf("retry%d", i), Client: i + 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: fmt.Sprintf("late-retry@%gxTTL", at)})
+		b.send(scenarios.Send{ID: fmt.Sprintf("retry%d", i), Client: i + 1, Replica: retryReplica[i], Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Purpose: fmt.Sprintf("late-retry@%gxTTL", at)})
+		if i == 0 && early {
+			clock.heal(&b)
+		}
 	}
 	return b.scenario("late-retry")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/history"
@@ -135,6 +136,13 @@ type Armed interface {
 	RuleID() string
 }
 
+// Skewed is implemented by faults that move a replica's clock; Apply
+// records the measured bound of the offset as history.Fault.Skew, which
+// the checker allows for around a promise's end.
+type Skewed interface {
+	Skew() time.Duration
+}
+
 // record describes f as a history entry.
 func record(f Fault) history.Fault {
 	h := history.Fault{Name: f.Name(), Class: f.Class(), Target: f.Target(), Fired: history.FiredOnInject}
@@ -146,6 +154,9 @@ func record(f Fault) history.Fault {
 	}
 	if o, ok := f.(Ordered); ok {
 		h.Order = o.Order()
+	}
+	if s, ok := f.(Skewed); ok {
+		h.Skew = s.Skew()
 	}
 	return h
 }

@@ -320,3 +320,17 @@ func (r *reader) float(k string, lo, hi float64) float64 {
 }
 
 func (r *reader) toxicity() float32 { return float32(r.float("toxicity", 0, 1)) }
+
+// signedDuration reads a required duration that may be negative ("+2s",
+// "-1s", "2s").
+func (r *reader) signedDuration(k string) time.Duration {
+	v, ok := r.raw(k, true)
+	if !ok {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d == 0 {
+		r.fail(k, "want a non-zero duration such as +2s or -1s, got %q", v)
+	}
+	return d
+}

@@ -46,6 +46,12 @@ type Env interface {
 	// (what it had not made durable is). It returns once the store
 	// accepts connections; ErrNoStore for a store the target lacks.
 	RestartStore(ctx context.Context, store string, crash bool) error
+	// Relaunch edits replica i's Launch (another clock, another session
+	// time zone; the zero Launch is the replica as the target describes
+	// it), stops the replica gracefully and starts it again on the same
+	// address that way, and waits until it is ready. Later restarts keep
+	// the Launch.
+	Relaunch(ctx context.Context, i int, edit func(*Launch)) error
 	Close() error
 }
 

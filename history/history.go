@@ -169,6 +169,13 @@ type Fault struct {
 	// Optional: a document written before it existed has none, and
 	// ClassOf reads the class of such a fault from its name.
 	Class Class `json:"class,omitempty"`
+	// Skew bounds the offset of the target replica's clock from the
+	// recording's clock, as measured while the fault was in force (a
+	// clock_skew fault reads it from the replica's HTTP Date header):
+	// the replica may have counted a TTL that much early or late, so the
+	// checker widens the undecided band around a promise's end by the
+	// largest Skew a history lived through.
+	Skew time.Duration `json:"skew,omitempty"`
 }
 
 // Class is what a fault can do to a payment; the checker judges faults by

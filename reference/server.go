@@ -77,7 +77,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", serveUnknown)
-	return s.recoverPanics(mux)
+	return s.dated(s.recoverPanics(mux))
 }
 
 // serveUnknown answers other paths and methods in problem+json too.

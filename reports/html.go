@@ -142,7 +142,22 @@ func coverageRows(r *Report) [][2]string {
 	for _, p := range checker.CrashPoints {
 		rows = append(rows, [2]string{"crash point " + p, crashPointCell(c.CrashPoints[p])})
 	}
+	if len(c.FaultKinds) > 0 {
+		rows = append(rows, [2]string{"faults by kind", kindsCell(c.FaultKinds)})
+	}
+	if c.MaxSkew > 0 {
+		rows = append(rows, [2]string{"largest replica clock skew measured", c.MaxSkew.Round(time.Millisecond).String()})
+	}
 	return rows
+}
+
+// kindsCell lists fault kinds with their counts, by name.
+func kindsCell(kinds map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, kinds[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // crashPointCell renders how often a crash point was reached; L4 needs

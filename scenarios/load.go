@@ -286,6 +286,9 @@ func (f *Fault) validate(at string, seen map[string]bool) error {
 	if se.Field == "target" && faults.TargetOf(f.Kind) == "store" {
 		field = "store"
 	}
+	if se.Field == "target" && faults.TargetOf(f.Kind) == "replica" {
+		field = "replica"
+	}
 	if field == "" {
 		field = "params." + se.Field
 	}
@@ -297,13 +300,14 @@ func (f *Fault) validate(at string, seen map[string]bool) error {
 }
 
 // FaultKinds lists the fault kinds a scenario's fault step can name: the
-// network kinds on a link, and gateway:<kind> on the gateway (process
-// faults are their own steps: kill, pause, restart, resume).
+// network kinds on a link, the kinds on a replica (clock_skew,
+// db_timezone; kill, pause and restart are also steps of their own) or a
+// store, and gateway:<kind> on the gateway.
 func FaultKinds() []string {
 	var out []string
 	for _, k := range faults.Kinds() {
 		switch faults.TargetOf(k) {
-		case "link":
+		case "link", "replica", "store":
 			out = append(out, k)
 		case "gateway":
 			out = append(out, "gateway:"+k)

@@ -129,6 +129,7 @@ type Fault struct {
 	Kind      string            `yaml:"kind"`                // latency, timeout, reset_peer, down, slicer, limit_data, bandwidth, gateway:<kind>
 	Link      string            `yaml:"link,omitempty"`      // client->replicaN, replicaN->gateway, replicaN->postgres|redis|mysql|store
 	Store     string            `yaml:"store,omitempty"`     // store_restart, store_kill: postgres, redis, mysql or store
+	Replica   *int              `yaml:"replica,omitempty"`   // clock_skew, db_timezone (and kill, pause, restart): the replica's index
 	Direction string            `yaml:"direction,omitempty"` // upstream | downstream (default downstream)
 	Order     string            `yaml:"order,omitempty"`     // gateway faults: match this order
 	Params    map[string]string `yaml:"params,omitempty"`
@@ -161,7 +162,7 @@ func (f Fault) NamesKeyStore() bool {
 // (gateway faults); the one translation from a scenario's fault to what
 // is injected.
 func (f Fault) Spec(order string) faults.Spec {
-	sp := faults.Spec{Kind: f.Kind, Target: cmp.Or(f.Link, f.Store), Direction: f.Direction, Params: maps.Clone(f.Params)}
+	sp := faults.Spec{Kind: f.Kind, Target: cmp.Or(f.Link, f.Store, f.replica()), Direction: f.Direction, Params: maps.Clone(f.Params)}
 	if kind, ok := strings.CutPrefix(f.Kind, "gateway:"); ok {
 		sp.Kind, sp.Target = kind, "gateway"
 		if order != "" {
@@ -172,6 +173,14 @@ func (f Fault) Spec(order string) faults.Spec {
 		}
 	}
 	return sp
+}
+
+// replica is the fault's replica as a fault target ("replica1"), or "".
+func (f Fault) replica() string {
+	if f.Replica == nil {
+		return ""
+	}
+	return fmt.Sprintf("replica%d", *f.Replica)
 }
 
 // String is the step as one replayable line.
@@ -249,8 +258,8 @@ func (w Wait) String() string {
 
 func (f Fault) String() string {
 	s := fmt.Sprintf("fault %s %s", f.ID, f.Kind)
-	if f.Link != "" {
-		s += " " + f.Link
+	if t := cmp.Or(f.Link, f.Store, f.replica()); t != "" {
+		s += " " + t
 	}
 	if f.Direction != "" {
 		s += " " + f.Direction

@@ -4,7 +4,9 @@
 // PaymentIntents with GATEWAY_API=payment_intents). Configuration comes
 // from the environment (LISTEN_ADDR, DATABASE_URL, REDIS_URL or MYSQL_DSN,
 // GATEWAY_URL, GATEWAY_API_KEY, GATEWAY_API, IDEMPOTENCY_TTL, …) and from
-// flags of the same meaning, flags winning. It prints
+// flags of the same meaning, flags winning. FAKETIME (libfaketime's
+// relative form, "+3s") moves its wall clock, which libfaketime itself
+// cannot reach in a Go binary. It prints
 // "reference-server listening on http://ADDR" once it serves, and shuts down
 // gracefully on SIGINT or SIGTERM, letting in-flight requests finish.
 //
@@ -62,6 +64,7 @@ var errUsage = errors.New("usage")
 type options struct {
 	listen, store, databaseURL, redisURL, mysqlDSN, gatewayURL, gatewayAPIKey, logLevel, logFormat string
 	variant                                                                                        zoo.Variant
+	clockOffset                                                                                    time.Duration  // FAKETIME, libfaketime's form
 	redisOptions                                                                                   *redis.Options // parsed --redis-url
 	gatewayAPI                                                                                     reference.GatewayAPI
 
@@ -143,6 +146,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 		return o, envErr
 	}
 	var err error
+	if o.clockOffset, err = reference.ParseFakeTime(getenv("FAKETIME")); err != nil {
+		return o, fmt.Errorf("%w: %v", errUsage, err)
+	}
 	if o.variant, err = lookupVariant(*variant); err != nil {
 		return o, fmt.Errorf("%w: --variant: %v", errUsage, err)
 	}
@@ -244,6 +250,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		SweepInterval:    o.sweepInterval,
 		RecoveryAfter:    o.recoveryAfter,
 		GatewayKeyWindow: o.gatewayKeyWindow,
+		Now:              reference.OffsetClock(o.clockOffset),
 		Logger:           log,
 		Registry:         reg,
 	})

@@ -22,9 +22,10 @@ const replicaPort = 8080
 // replica is one server container. Its name, network alias and proxies
 // never change, so a restarted replica is reachable on the same links.
 type replica struct {
-	idx   int
-	spec  spec
-	ready target.Ready
+	idx    int
+	spec   spec
+	ready  target.Ready
+	launch harness.Launch // what faults changed in it
 
 	mu sync.Mutex // serialises Kill, Pause, Resume, Restart
 	c  *testcontainers.DockerContainer
@@ -34,7 +35,7 @@ type replica struct {
 // parallel, each ready-checked.
 func (e *Env) startReplicas(ctx context.Context) error {
 	for i := 0; i < e.target.Replicas; i++ {
-		s, err := e.replicaSpec(i)
+		s, err := e.replicaSpec(i, harness.Launch{})
 		if err != nil {
 			return err
 		}
@@ -53,8 +54,9 @@ func (e *Env) startReplicas(ctx context.Context) error {
 // standard variables (the gateway's, and each store's) point at the
 // replica's own proxies in the toxiproxy container. With image:, start.command (if any) replaces the image's
 // entrypoint and start.args are its command; for the built-ins (whose
-// command is the reference-server binary) only the args are kept.
-func (e *Env) replicaSpec(i int) (spec, error) {
+// command is the reference-server binary) only the args are kept. l
+// edits the variables and adds to the environment (Relaunch).
+func (e *Env) replicaSpec(i int, l harness.Launch) (spec, error) {
 	v := target.Vars{Replica: i, ListenAddr: fmt.Sprintf("0.0.0.0:%d", replicaPort), Port: replicaPort,
 		GatewayURL: fmt.Sprintf("http://toxiproxy:%d", linkPort(harness.GatewayLink(i))), GatewayAPIKey: e.apiKey,
 		TTL: e.target.Policy.TTL, MaxWait: e.target.Policy.MaxWait, WorkDir: "/tmp"}
@@ -62,12 +64,16 @@ func (e *Env) replicaSpec(i int) (spec, error) {
 		s := e.stores[name]
 		s.kind.vars(&v, fmt.Sprintf("toxiproxy:%d", linkPort(harness.StoreLink(i, name))), s.db)
 	}
+	v, err := l.Apply(v)
+	if err != nil {
+		return spec{}, fmt.Errorf("replica %d: %w", i, err)
+	}
 	run, err := e.target.Render(v)
 	if err != nil {
 		return spec{}, fmt.Errorf("replica %d: %w", i, err)
 	}
 	env := map[string]string{}
-	for _, kv := range harness.ReplicaEnv(v, run.Env) {
+	for _, kv := range append(harness.ReplicaEnv(v, run.Env), l.Env(harness.LibFakeTime)...) {
 		k, val, _ := strings.Cut(kv, "=")
 		env[k] = val
 	}
@@ -162,6 +168,44 @@ func (e *Env) Restart(ctx context.Context, i int) error {
 		return fmt.Errorf("restart replica %d: %w", i, err)
 	}
 	e.log.Info("replica restarted", "replica", i)
+	return nil
+}
+
+// Relaunch edits replica i's Launch and replaces its container with one
+// made that way (same name, alias and proxies: an environment can only be
+// set when a container is created), and waits for it to be ready; later
+// restarts keep it.
+func (e *Env) Relaunch(ctx context.Context, i int, edit func(*harness.Launch)) error {
+	r, err := e.replica(i)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.launch
+	edit(&l)
+	s, err := e.replicaSpec(i, l)
+	if err != nil {
+		return err
+	}
+	grace := 5
+	id := r.c.GetContainerID()
+	_, _ = e.cli.ContainerUnpause(ctx, id, client.ContainerUnpauseOptions{})
+	if _, err := e.cli.ContainerStop(ctx, id, client.ContainerStopOptions{Timeout: &grace}); err != nil && !isNotFound(err) {
+		return fmt.Errorf("relaunch replica %d: stop: %w", i, err)
+	}
+	if _, err := e.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true}); err != nil && !isNotFound(err) {
+		return fmt.Errorf("relaunch replica %d: remove: %w", i, err)
+	}
+	c, err := e.run(ctx, s)
+	if err != nil {
+		return fmt.Errorf("relaunch replica %d: %w", i, err)
+	}
+	r.c, r.spec, r.launch = c, s, l
+	if err := e.waitReplica(ctx, r); err != nil {
+		return fmt.Errorf("relaunch replica %d: %w", i, err)
+	}
+	e.log.Info("replica relaunched", "replica", i, "clock", l.Clock, "time_zone", l.TimeZone)
 	return nil
 }
 

@@ -70,6 +70,21 @@ func (e *Env) Restart(ctx context.Context, i int) error {
 	return nil
 }
 
+// Relaunch edits replica i's Launch, stops it gracefully and starts it
+// again on the same address rendered that way (a FAKETIME, a time zone in
+// its store URLs), and waits for it to be ready; later restarts keep it.
+func (e *Env) Relaunch(ctx context.Context, i int, edit func(*harness.Launch)) error {
+	r, err := e.replica(i)
+	if err != nil {
+		return err
+	}
+	if err := r.relaunch(ctx, edit); err != nil {
+		return fmt.Errorf("relaunch replica %d: %w", i, err)
+	}
+	e.log.Info("replica relaunched", "replica", i, "pid", r.pid())
+	return nil
+}
+
 // Running reports whether replica i has a live process (it may be paused).
 func (e *Env) Running(i int) bool {
 	r, err := e.replica(i)

@@ -168,7 +168,7 @@ func (e *Env) prepareReplica(i int, opts harness.Options) error {
 	}
 	e.replicas = append(e.replicas, &replica{
 		idx: i, addr: addr, logPath: e.LogPath(i), run: run, env: replicaEnviron(vars, run.Env),
-		ready: e.target.Ready, grace: grace, log: e.log,
+		vars: vars, render: e.target.Render, ready: e.target.Ready, grace: grace, log: e.log,
 	})
 	return nil
 }

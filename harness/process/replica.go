@@ -25,6 +25,9 @@ type replica struct {
 	logPath string
 	run     target.Rendered
 	env     []string
+	vars    target.Vars                                // as first rendered
+	render  func(target.Vars) (target.Rendered, error) // the target's Render, for Relaunch
+	launch  harness.Launch                             // what faults changed in it
 	ready   target.Ready
 	grace   time.Duration
 	log     *slog.Logger
@@ -141,6 +144,30 @@ func (r *replica) resume() error {
 func (r *replica) restart(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.proc != nil {
+		if err := r.proc.stop(r.grace); err != nil {
+			return fmt.Errorf("replica %d: %w", r.idx, err)
+		}
+	}
+	return r.start(ctx)
+}
+
+// relaunch stops a running process gracefully and starts a new one on
+// the same address, rendered again with its Launch edited.
+func (r *replica) relaunch(ctx context.Context, edit func(*harness.Launch)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.launch
+	edit(&l)
+	v, err := l.Apply(r.vars)
+	if err != nil {
+		return fmt.Errorf("replica %d: %w", r.idx, err)
+	}
+	run, err := r.render(v)
+	if err != nil {
+		return fmt.Errorf("replica %d: %w", r.idx, err)
+	}
+	r.launch, r.run, r.env = l, run, append(replicaEnviron(v, run.Env), l.Env(harness.HostLibFakeTime())...)
 	if r.proc != nil {
 		if err := r.proc.stop(r.grace); err != nil {
 			return fmt.Errorf("replica %d: %w", r.idx, err)

@@ -102,6 +102,7 @@ func (s *server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /pids", s.pids)
 	mux.HandleFunc("GET /probe/gateway", s.probeGateway)
 	mux.HandleFunc("GET /probe/db", s.probeDB)
+	mux.HandleFunc("GET /probe/timezone", s.probeTimeZone)
 	mux.HandleFunc("POST /v1/charges", s.charge)
 	return mux
 }
@@ -164,6 +165,25 @@ func (s *server) probeDB(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, 200, map[string]int{"one": one})
+}
+
+// probeTimeZone answers the session time zone a connection through
+// DATABASE_URL gets (SHOW TimeZone), and the URL itself.
+func (s *server) probeTimeZone(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), timeoutParam(r))
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.databaseURL)
+	if err != nil {
+		writeJSON(w, 502, map[string]string{"error": err.Error()})
+		return
+	}
+	defer conn.Close(context.Background())
+	var tz string
+	if err := conn.QueryRow(ctx, "SHOW TimeZone").Scan(&tz); err != nil {
+		writeJSON(w, 502, map[string]string{"error": err.Error()})
+		return
+	}
+	writeJSON(w, 200, map[string]string{"timezone": tz, "url": s.databaseURL})
 }
 
 func timeoutParam(r *http.Request) time.Duration {

@@ -1,0 +1,56 @@
+package reference
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseFakeTime reads a relative offset in libfaketime's FAKETIME form:
+// a sign, a number and an optional unit, s (the default), m, h, d or y
+// ("+3s", "-2", "+1.5m"). A Go binary reads the clock through the vDSO,
+// which libfaketime's LD_PRELOAD cannot reach, so the reference server
+// honours the variable itself: a harness that skews a replica's clock
+// with FAKETIME reaches it as it reaches a libc-based server. Absolute
+// times ("@2026-01-01 00:00:00") and speed factors ("x2") are refused.
+// The empty string is no offset.
+func ParseFakeTime(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	if s[0] != '+' && s[0] != '-' {
+		return 0, fmt.Errorf("FAKETIME %q: only a relative offset is honoured (want +N or -N with an optional unit s, m, h, d or y, such as +3s)", s)
+	}
+	num, unit := s, time.Second
+	units := map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'y': 365 * 24 * time.Hour}
+	if u, ok := units[s[len(s)-1]]; ok {
+		num, unit = s[:len(s)-1], u
+	}
+	x, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, fmt.Errorf("FAKETIME %q: want +N or -N with an optional unit s, m, h, d or y, such as +3s", s)
+	}
+	return time.Duration(x * float64(unit)), nil
+}
+
+// OffsetClock is time.Now moved by offset: the wall clock of a server
+// whose clock is skewed (Config.Now).
+func OffsetClock(offset time.Duration) func() time.Time {
+	if offset == 0 {
+		return time.Now
+	}
+	return func() time.Time { return time.Now().Add(offset) }
+}
+
+// dated sets every answer's Date header from the server's own clock
+// (Config.Now), as a server whose system clock is skewed would send it:
+// a client reads the skew there.
+func (s *Server) dated(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
+		next.ServeHTTP(w, r)
+	})
+}
