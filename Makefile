@@ -41,17 +41,26 @@ bench:
 # "Fuzzing the input parsers"). Not part of make test: there the seed
 # corpora (testdata/fuzz/) run as plain tests. New interesting inputs are
 # minimised for at most FUZZMINIMIZE each, so that minimising does not
-# eat the run (Go's default is 60s).
+# eat the run (Go's default is 60s). A run that fails with "context
+# deadline exceeded" and writes no failing input is Go 1.26's coordinator
+# racing its own deadline (golang/go#75804, fixed in Go 1.27): reported,
+# not failed. Any other failure fails.
 FUZZTIME     ?= 60s
 FUZZMINIMIZE ?= 5s
 FUZZPARALLEL ?= 1
 FUZZ_TARGETS ?= target:FuzzParse scenarios:FuzzParseIncident reports:FuzzParseJSON \
 	reference:FuzzParseCharge gateway-sim:FuzzChargeBody gateway-sim:FuzzSearchQuery
 fuzz:
-	@for t in $(FUZZ_TARGETS); do \
-		echo "== $${t#*:} (./$${t%%:*}/), $(FUZZTIME)"; \
-		$(GO) test ./$${t%%:*}/ -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) \
-			-fuzzminimizetime $(FUZZMINIMIZE) -parallel $(FUZZPARALLEL) || exit 1; \
+	@log=$$(mktemp); trap 'rm -f $$log' EXIT; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t#*:}; corpus=$$pkg/testdata/fuzz/$$fn; \
+		before=$$(ls $$corpus 2>/dev/null | wc -l); \
+		echo "== $$fn (./$$pkg/), $(FUZZTIME)"; \
+		if $(GO) test ./$$pkg/ -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) \
+			-fuzzminimizetime $(FUZZMINIMIZE) -parallel $(FUZZPARALLEL) >$$log 2>&1; then tail -3 $$log; continue; fi; \
+		cat $$log; \
+		if grep -q '^    context deadline exceeded$$' $$log && [ "$$(ls $$corpus 2>/dev/null | wc -l)" = "$$before" ]; then \
+			echo "   (no failing input: Go's fuzz coordinator raced its deadline, golang/go#75804; not a finding)"; continue; fi; \
+		exit 1; \
 	done
 
 # The nightly soak: the reference through the mixed family; must find nothing.

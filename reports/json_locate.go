@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
-	"strings"
 )
 
 // locateJSON places a decoding error of a JSON file: "name:line: msg".
@@ -46,10 +46,11 @@ func lineAt(data []byte, off int64) int {
 	return 1 + bytes.Count(data[:off], []byte("\n"))
 }
 
-// leafLine is the line of the first scalar value of a JSON document whose
-// text, quoted, appears in msg (time: invalid duration "soon"), or 0. A
-// scalar never spans lines, so the line its end is on is its line.
+// leafLine is the line of the first scalar value of a JSON document that
+// msg quotes (time: invalid duration "soon"), or 0.
+// A scalar never spans lines, so the line its end is on is its line.
 func leafLine(data []byte, msg string) int {
+	quoted := quotedIn(msg)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	for {
@@ -66,8 +67,24 @@ func leafLine(data []byte, msg string) int {
 		default:
 			continue
 		}
-		if strings.Contains(msg, strconv.Quote(text)) {
+		if quoted[text] || quoted[strconv.Quote(text)] {
 			return lineAt(data, dec.InputOffset())
 		}
 	}
+}
+
+// quotedRE matches a Go-quoted string in an error message.
+var quotedRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// quotedIn is the set of strings msg quotes, unquoted: each package
+// quotes in its own way (time writes a byte that is not ASCII as \xNN,
+// strconv a rune as itself), and unquoting makes them one.
+func quotedIn(msg string) map[string]bool {
+	out := map[string]bool{}
+	for _, q := range quotedRE.FindAllString(msg, -1) {
+		if s, err := strconv.Unquote(q); err == nil {
+			out[s] = true
+		}
+	}
+	return out
 }

@@ -95,6 +95,8 @@ func TestParseJSON_ErrorsNameFileLine(t *testing.T) {
 		"{\"schema_version\": 1,\n \"target\": \"x\",\n \"budget\": \"soon\"}":                   `s/report.json:3: time: invalid duration "soon"`,
 		"{\"schema_version\": 1,\n \"families\": [\n  {\"name\": \"f\", \"scenarios\": \"9\"}]}": "s/report.json:3: families.scenarios: expected int, got string",
 		"{\"schema_version\": 1,\n \"target\": \"x\n\"}":                                         `s/report.json:2: invalid character '\n' in string literal`,
+		"{\"schema_version\": 1,\n \"started\": \"noon\"}":                                       `s/report.json:2: parsing time "noon"`,
+		"{\"schema_version\": 1,\n\n \"budget\": \"5 Minuten\u00e4\"}":                           `s/report.json:3: time: unknown unit`,
 		`{"schema_version": 7}`: "s/report.json: schema_version: unknown report schema_version: 7",
 	} {
 		_, err := reports.ParseJSON("s/report.json", []byte(in))
