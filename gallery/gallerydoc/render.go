@@ -77,14 +77,14 @@ func worst(g *Gallery, r Row) string {
 // madeOn names the commit and date of the entry's first run.
 func madeOn(r Row) string {
 	rep := r.Runs[0]
-	commit := rep.Tool.Commit
+	commit, mark := rep.Tool.Commit, ""
 	if commit == "" || commit == "unknown" {
-		commit = r.Checkout
+		commit, mark = r.Checkout, "*" // the binary carried no commit
 	}
 	if len(commit) > 12 {
 		commit = commit[:12]
 	}
-	return fmt.Sprintf("`%s` %s, seeds %s", commit, rep.Started.UTC().Format("2006-01-02"), seedList(seeds(r)))
+	return fmt.Sprintf("`%s`%s %s, seeds %s", commit, mark, rep.Started.UTC().Format("2006-01-02"), seedList(seeds(r)))
 }
 
 func seeds(r Row) []uint64 {
