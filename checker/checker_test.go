@@ -546,8 +546,8 @@ func TestM6_PromiseEndedBeforeRecoveryNamesThePolicy(t *testing.T) {
 	b.op("t", "k1", "ord", 2500*ms+policy.RecoveryWindow+100*ms, 4700*ms, 201, "ch_1")
 	b.charge("ch_1", "ord", 4650*ms, "succeeded")
 	c, _ := checker.Check(b.history()).Find("M6")
-	if c.Verdict != checker.Unknown || !contains(c.Note, "a longer policy.retry_window lets M6 judge it") || !contains(c.Note, "2s from op 0") {
-		t.Fatalf("M6 %s, note %q: want UNKNOWN naming policy.retry_window", c.Verdict, c.Note)
+	if c.Verdict != checker.Unknown || !contains(c.Note, "a longer policy.ttl or policy.retry_window lets M6 judge it") || !contains(c.Note, "2s from op 0") {
+		t.Fatalf("M6 %s, note %q: want UNKNOWN naming policy.ttl and policy.retry_window", c.Verdict, c.Note)
 	}
 }
 

@@ -60,6 +60,25 @@ policy: {ttl: 2s, retry_window: 2s, recovery_window: 2s, max_wait: 1s}
 	}
 }
 
+// TestCLI_InstallFailureExits3: a target whose install step fails stops
+// before anything starts, with exit 3 and the step's command and output.
+func TestCLI_InstallFailureExits3(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "unbuilt.yaml")
+	os.WriteFile(file, []byte(`name: unbuilt
+install: {command: sh, args: [-c, "echo no go.mod here; exit 1"]}
+start: {command: ./srv}
+policy: {ttl: 2s}
+`), 0o644)
+	code, stdout, stderr := idemcheck(t, dir, "certify", "--target", file, "--budget", "5s", "--report-dir", filepath.Join(dir, "out"))
+	if code != exitEnv || !strings.Contains(stderr, "install step of unbuilt (sh -c") || !strings.Contains(stderr, "no go.mod here") {
+		t.Fatalf("exit %d, want 3 naming the install step and its output\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Errorf("a report folder was made although nothing started")
+	}
+}
+
 // TestCLI_ReplayNotReproducedExits4: an incident whose expected verdicts
 // do not hold against its own target is exit 4, not 0.
 func TestCLI_ReplayNotReproducedExits4(t *testing.T) {

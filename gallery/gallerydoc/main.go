@@ -225,6 +225,9 @@ type CheckRow struct {
 	ID, Name, Verdict string // the worst verdict over the seeds
 	Seeds             []uint64
 	Families          []string
+	// FamilyVerdict is each family's worst verdict of this check; the
+	// page names it beside a family whose verdict differs from the row's.
+	FamilyVerdict map[string]string
 }
 
 func summarize(e Entry, runs []*reports.Report, dir string) Row {
@@ -239,7 +242,7 @@ func summarize(e Entry, runs []*reports.Report, dir string) Row {
 			}
 			cr := byID[c.ID]
 			if cr == nil {
-				cr = &CheckRow{ID: c.ID, Name: c.Name, Verdict: c.Verdict}
+				cr = &CheckRow{ID: c.ID, Name: c.Name, Verdict: c.Verdict, FamilyVerdict: map[string]string{}}
 				byID[c.ID] = cr
 			}
 			if rank(c.Verdict) > rank(cr.Verdict) {
@@ -250,6 +253,9 @@ func summarize(e Entry, runs []*reports.Report, dir string) Row {
 			}
 			if !slices.Contains(cr.Families, c.Family) {
 				cr.Families = append(cr.Families, c.Family)
+			}
+			if rank(c.Verdict) > rank(cr.FamilyVerdict[c.Family]) {
+				cr.FamilyVerdict[c.Family] = c.Verdict
 			}
 		}
 	}

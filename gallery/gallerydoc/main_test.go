@@ -109,7 +109,7 @@ func TestGallery_GlueBuildsAndFiberV2MemoryFails(t *testing.T) {
 		t.Skip("builds the glue and starts replicas")
 	}
 	tgs := entryTargets(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute) // a cold module cache downloads Fiber, fasthttp and go-redis
 	defer cancel()
 	for name, tg := range tgs {
 		if err := process.Install(ctx, tg, io.Discard); err != nil {

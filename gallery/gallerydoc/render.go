@@ -77,14 +77,14 @@ func worst(g *Gallery, r Row) string {
 // madeOn names the commit and date of the entry's first run.
 func madeOn(r Row) string {
 	rep := r.Runs[0]
-	commit := rep.Tool.Commit
+	commit, mark := rep.Tool.Commit, ""
 	if commit == "" || commit == "unknown" {
-		commit = r.Checkout
+		commit, mark = r.Checkout, "*" // the binary carried no commit
 	}
 	if len(commit) > 12 {
 		commit = commit[:12]
 	}
-	return fmt.Sprintf("`%s` %s, seeds %s", commit, rep.Started.UTC().Format("2006-01-02"), seedList(seeds(r)))
+	return fmt.Sprintf("`%s`%s %s, seeds %s", commit, mark, rep.Started.UTC().Format("2006-01-02"), seedList(seeds(r)))
 }
 
 func seeds(r Row) []uint64 {
@@ -118,10 +118,23 @@ func entrySection(b *strings.Builder, g *Gallery, r Row) []string {
 			}
 		}
 		fmt.Fprintf(b, "| %s %s | %s | %d/%d (%s) | %s | %s |\n", c.ID, c.Name, c.Verdict, len(c.Seeds), len(r.Runs),
-			seedList(c.Seeds), strings.Join(c.Families, ", "), strings.Join(why, "<br>"))
+			seedList(c.Seeds), familyList(c), strings.Join(why, "<br>"))
 	}
 	incidents(b, r)
 	return unexplained
+}
+
+// familyList lists the check's families, with the verdict of those whose
+// verdict is not the row's.
+func familyList(c CheckRow) string {
+	out := make([]string, len(c.Families))
+	for i, f := range c.Families {
+		out[i] = f
+		if v := c.FamilyVerdict[f]; v != c.Verdict {
+			out[i] += " (" + v + ")"
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // incidents lists the kept shrunk incident of every failing family with
@@ -146,7 +159,7 @@ func incidents(b *strings.Builder, r Row) {
 }
 
 func findingsSection(b *strings.Builder, g *Gallery) {
-	b.WriteString("\n## Findings\n\nOrigin *library*: the library does it whatever the user configures. Origin *configuration*: a documented option changes it. Origin *boundary*: no finding, a check idemcheck leaves UNKNOWN by design (a retry within the clock band around the promise's end).\n")
+	b.WriteString("\n## Findings\n\nOrigin *library*: the library does it whatever the user configures. Origin *configuration*: a documented option changes it. Origin *boundary*: no finding of the library, but why idemcheck left a check UNKNOWN by design, and the policy value that would let it decide.\n")
 	for _, f := range g.Findings {
 		fmt.Fprintf(b, "\n### %s\n\n**%s** (origin: %s). %s.\n\n", f.ID, f.Title, f.Origin, f.Mechanism)
 		if f.Fix != "" {
