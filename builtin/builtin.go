@@ -138,6 +138,28 @@ var Members = []Member{
 	{Name: "passthrough-key", Kind: "broken", Bug: "keeps no record of its own: passes a key derived from the client's to the provider and lets the provider deduplicate",
 		Incident: "a 30-day retry promise on a provider that keeps keys 24h: a retry on day 2 charges again", Family: "late-retry", Expect: []string{"M1"}, Verdict: "FAILED",
 		Policy: declaring(target.Production{TTL: 30 * 24 * time.Hour})},
+	// The claim races of public incidents (scenarios/incidents/public/).
+	{Name: "redis-last-writer-wins", Kind: "broken", Bug: "check-then-act on Redis whose SET overwrites: the last duplicate to finish rebinds the key to its own charge", Incident: "two parallel duplicates both charge; the key ends bound to the charge that finished last", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED",
+		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+	{Name: "redis-read-back-lock", Kind: "broken", Bug: "a lock without compare-and-set: GET, SET, GET and compare the fingerprint read back, which every duplicate shares", Incident: "two identical concurrent retries both read back their own fingerprint, both take the key and both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED",
+		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+	{Name: "redis-setex-claim", Kind: "broken", Bug: "claims the key with SETEX (no NX) after a GET: duplicates whose GETs both miss overwrite each other's in-flight record and both charge", Incident: "a racing duplicate silently overwrites the in-flight record, and both charge", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED",
+		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+	{Name: "replay-as-409", Kind: "broken", Bug: "no in-flight record, and a completed key is answered 409 (the stored body, no Retry-After) instead of replayed", Incident: "a duplicate in flight charges again; a retry after the answer is told to retry until the key expires", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "lock-wait-500", Kind: "broken", Bug: "a duplicate that finds the key in flight gets 500 at once instead of waiting for the owner, then 409 with Retry-After", Incident: "safe, but a duplicate of a charge in flight is told the server broke", Family: "concurrent-duplicates", Expect: []string{"R3"}, Verdict: "NON-STRICT"},
+	// lease-is-retention's lease is the reference's default tombstone
+	// window (30 days): longer than any run, as a day is longer than any
+	// client's patience.
+	{Name: "lease-is-retention", Kind: "broken", Bug: "the claim's lease is the retention window: a key whose owner died stays in progress until the record expires",
+		Incident: "a replica killed mid-charge locks the payment: every retry gets 409 until the record expires", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
+	{Name: "failure-expires-with-lock", Kind: "broken", Bug: "a stored failure expires when the claim's lock does, not a TTL later, so a retry soon after a decline runs the charge again",
+		Incident: "a declined payment's retry seconds later is charged: the client was told it failed", Family: "late-retry", Expect: []string{"M3"}, Verdict: "FAILED"},
+	{Name: "release-non-2xx", Kind: "broken", Bug: "deletes the key after every answer of 400 or more (a decline, a rejection, a 5xx), so a retry re-runs the charge instead of replaying the failure",
+		Incident: "a declined card's retry is charged: the client was told the payment failed", Family: "key-reuse", Expect: []string{"M3"}, Verdict: "FAILED"},
+	{Name: "time-in-gateway-key", Kind: "broken", Bug: "the gateway Idempotency-Key is derived from the payment (tenant, order, amount, currency) and the current second, so a re-send a second later is a new payment",
+		Incident: "a charge whose answer was lost is re-sent under a new gateway key and charged again; only the ledger shows it", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED"},
+	{Name: "release-wrong-key", Kind: "broken", Bug: "the claim is a lock held for the retention window; the error path deletes the key without its tenant prefix, deleting nothing, so the lock stays",
+		Incident: "after a gateway error every retry gets 409 until the lock expires", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
 	// tz-naive-expiry keeps keys for the retry window it promises (its
 	// tombstone window), so in a UTC session it keeps every promise; only
 	// a database session ahead of UTC (db_timezone, drawn by late-retry)

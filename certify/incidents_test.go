@@ -10,8 +10,10 @@ import (
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
-// The regression table: every incident reproduces its expected verdicts
-// against the target that has the bug, and the reference passes it.
+// The regression table, our own incidents and the public catalogue
+// (scenarios/incidents/public/): every incident reproduces its expected
+// verdicts against the member that has the bug, and the reference passes
+// it.
 func TestIncidents_ReproduceAndReferencePasses(t *testing.T) {
 	dir := binDir(t)
 	incs, err := scenarios.Incidents()

@@ -532,6 +532,25 @@ func TestM6_ForeignFaultsCountForQuietNotCoverage(t *testing.T) {
 	}
 }
 
+// TestM6_PromiseEndedBeforeRecoveryNamesThePolicy: when a key's promise
+// (max(TTL, retry window)) ends before its faults have healed and the
+// recovery window has passed, the retry after recovery belongs to a new
+// epoch and M6 cannot judge the old one: UNKNOWN, naming the policy value
+// that would let it.
+func TestM6_PromiseEndedBeforeRecoveryNamesThePolicy(t *testing.T) {
+	b := newBuilder()
+	b.h.Policy.TTL, b.h.Policy.RetryWindow = 2*time.Second, 2*time.Second
+	b.fault("kill", 50*ms, 200*ms)
+	b.op("t", "k1", "ord", 0, 100*ms, 502, "")
+	b.fault("kill", 300*ms, 2500*ms) // injected after the key's last answer, healed after its promise
+	b.op("t", "k1", "ord", 2500*ms+policy.RecoveryWindow+100*ms, 4700*ms, 201, "ch_1")
+	b.charge("ch_1", "ord", 4650*ms, "succeeded")
+	c, _ := checker.Check(b.history()).Find("M6")
+	if c.Verdict != checker.Unknown || !contains(c.Note, "a longer policy.retry_window lets M6 judge it") || !contains(c.Note, "2s from op 0") {
+		t.Fatalf("M6 %s, note %q: want UNKNOWN naming policy.retry_window", c.Verdict, c.Note)
+	}
+}
+
 // TestFaultClass_JudgedByClassNotName: the checker reads a fault's
 // recorded class; the name only matters for a fault recorded without one
 // (history.Fault.ClassOf). A kind it has never heard of, recorded as a

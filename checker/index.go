@@ -414,6 +414,20 @@ func (ix *index) quiet(o *opInfo) bool {
 	return true
 }
 
+// quietAt is when every fault injected by t has healed and the recovery
+// window has passed (see quiet); it ignores faults that never healed.
+// Asked at a promise's end, it tells whether the key's retries after
+// recovery could fall inside the promise at all.
+func (ix *index) quietAt(t time.Duration) time.Duration {
+	var at time.Duration
+	for _, f := range ix.faults {
+		if f.Inject <= t && f.Healed {
+			at = max(at, f.Heal+ix.pol.RecoveryWindow)
+		}
+	}
+	return at
+}
+
 // faultsDuring returns the ids of disruptive faults active at some point in
 // [from, to].
 func (ix *index) faultsDuring(from, to time.Duration) []int {

@@ -105,6 +105,10 @@ func (ix *index) converged(e *epoch, ops []*opInfo) (*Violation, string) {
 		return nil, fmt.Sprintf("fault %v never healed", ids)
 	}
 	if !ix.quiet(f) {
+		if end := e.start + ix.promise; ix.promise > 0 && end < ix.quietAt(end) {
+			return nil, fmt.Sprintf("its promise, max(ttl, retry_window) = %v from op %d, ended before faults healed + recovery window %v: a longer policy.retry_window lets M6 judge it",
+				ix.promise, e.ops[0].ID, ix.pol.RecoveryWindow)
+		}
 		return nil, fmt.Sprintf("last retry, op %d, sent before faults healed + recovery window %v", f.ID, ix.pol.RecoveryWindow)
 	}
 	if !retried(ops, f) {

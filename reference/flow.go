@@ -285,7 +285,9 @@ func (s *Server) attempt(ctx context.Context, j Job) attemptResult {
 		return attemptResult{UnknownOutcome(out), out.Kind}
 	}
 	res, _ := ResultFor(out, j.Params)
-	return attemptResult{s.finish(ctx, j, res), out.Kind}
+	a := s.finish(ctx, j, res)
+	s.finished(ctx, j, res, a)
+	return attemptResult{a, out.Kind}
 }
 
 // finish stores a definitive result; if someone else finished the key
@@ -329,7 +331,7 @@ func (s *Server) ask(ctx context.Context, j Job) Outcome {
 		}
 	}
 	start := time.Now()
-	out := s.gw.Charge(ctx, GatewayRequest{RequestID: j.RequestID, ChargeParams: j.Params})
+	out := s.gw.Charge(ctx, GatewayRequest{RequestID: s.gatewayKey(j), ChargeParams: j.Params})
 	s.m.GatewaySeconds.Observe(time.Since(start).Seconds())
 	s.m.GatewayCalls.WithLabelValues(out.Kind.String()).Inc()
 	if s.log.Enabled(ctx, slog.LevelDebug) {

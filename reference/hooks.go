@@ -23,6 +23,14 @@ type Hooks struct {
 	// Indeterminate records an attempt whose gateway outcome is unknown
 	// (default: Store.Release).
 	Indeterminate func(ctx context.Context, j Job)
+	// Finished runs after an attempt stored its definitive result (not
+	// when another holder of the request id had stored it first);
+	// default: nothing more.
+	Finished func(ctx context.Context, j Job, res Result)
+	// GatewayKey is the Idempotency-Key an attempt sends to the gateway
+	// (default: the claim's recorded request id, the same on every
+	// attempt).
+	GatewayKey func(j Job) string
 	// SweepStale resolves an unresolved key the sweeper leased and tells
 	// how (default: re-send its request id).
 	SweepStale func(ctx context.Context, rec *Record) OutcomeKind
@@ -62,6 +70,23 @@ func (s *Server) indeterminate(ctx context.Context, j Job) {
 		return
 	}
 	s.Release(ctx, j)
+}
+
+// finished applies the Finished hook to a result the attempt stored.
+func (s *Server) finished(ctx context.Context, j Job, res Result, a Answer) {
+	if s.hooks.Finished != nil && a.Result != nil && !a.Replayed {
+		ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+		defer cancel()
+		s.hooks.Finished(ctx, j, res)
+	}
+}
+
+// gatewayKey applies the GatewayKey hook.
+func (s *Server) gatewayKey(j Job) string {
+	if s.hooks.GatewayKey == nil {
+		return j.RequestID
+	}
+	return s.hooks.GatewayKey(j)
 }
 
 // Release records an attempt whose gateway outcome is unknown: the key

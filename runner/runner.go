@@ -486,6 +486,11 @@ func (p *execution) inject(ctx context.Context, f scenarios.Fault) error {
 	if f.Order != "" {
 		order = p.realOrder(f.Order)
 	}
+	if needs := p.r.Target.Needs; len(needs) > 0 {
+		f = f.On(needs[0])
+	} else if f.NamesKeyStore() {
+		return fmt.Errorf("fault %s: it names the target's key store, and the target keeps none (needs: [])", f.ID)
+	}
 	fault, err := f.Spec(order).Build()
 	if err != nil {
 		return fmt.Errorf("fault %s: %w", f.ID, err)

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,5 +133,25 @@ func TestRun_ConvergingSendRetriesToOneDeadline(t *testing.T) {
 	}
 	if tries < 2 {
 		t.Errorf("%d tries of the converging send, want it retried while the gateway fails (ops %v)", tries, purposes(h))
+	}
+}
+
+// TestRun_KeyStoreFaultNeedsAStore: a fault on the target's key store
+// ("replica0->store") against a target that keeps none is an error that
+// says so, not a fault on some other link.
+func TestRun_KeyStoreFaultNeedsAStore(t *testing.T) {
+	r := runnerOn(t, target.Policy{TTL: time.Hour, RecoveryWindow: time.Second, MaxWait: time.Second}, true)
+	if len(r.Target.Needs) != 0 {
+		t.Fatalf("the test server needs %v, want no store", r.Target.Needs)
+	}
+	sc := scenarios.Scenario{Name: "store", Family: "concurrent-duplicates", Steps: []scenarios.Step{
+		{Fault: &scenarios.Fault{ID: "slow", Kind: "latency", Link: "replica0->store", Params: map[string]string{"latency": "5ms"}}},
+		{Send: &scenarios.Send{ID: "a", Key: "k1", Order: "o1", Tenant: -1}},
+	}}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	_, err := r.Run(ctx, sc)
+	if err == nil || !strings.Contains(err.Error(), "keeps none") {
+		t.Fatalf("run: %v, want the fault refused: the target keeps no store", err)
 	}
 }

@@ -114,3 +114,30 @@ func TestScenario_MarshalRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A fault may name the target's key store ("replica0->store", store:
+// store): it loads, and On aims it at the store the target keeps.
+func TestFault_KeyStoreIsTheTargetsStore(t *testing.T) {
+	sc, err := scenarios.ParseIncident("ks.yaml", []byte("name: x\nsteps:\n"+
+		"  - fault: {id: f, kind: latency, link: \"replica1->store\", params: {latency: 5ms}}\n"+
+		"  - fault: {id: g, kind: store_restart, store: store}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, g := *sc.Steps[0].Fault, *sc.Steps[1].Fault
+	if !f.NamesKeyStore() || !g.NamesKeyStore() {
+		t.Fatalf("NamesKeyStore: %v, %v, want true", f.NamesKeyStore(), g.NamesKeyStore())
+	}
+	if got := f.On("redis").Link; got != "replica1->redis" {
+		t.Errorf("link on redis: %q, want replica1->redis", got)
+	}
+	if got := g.On("mysql").Store; got != "mysql" {
+		t.Errorf("store on mysql: %q, want mysql", got)
+	}
+	if f.Link != "replica1->store" {
+		t.Errorf("On changed the scenario's fault: %q", f.Link)
+	}
+	if h := (scenarios.Fault{Link: "replica0->postgres"}); h.NamesKeyStore() || h.On("redis").Link != "replica0->postgres" {
+		t.Errorf("a named store is kept: %+v", h.On("redis"))
+	}
+}

@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/printer"
+	"github.com/goccy/go-yaml/token"
 
 	"github.com/idemcheck/idemcheck/builtin"
 	"github.com/idemcheck/idemcheck/checker"
@@ -82,9 +85,41 @@ func validSource(at, s string) error {
 	return nil
 }
 
-// Marshal writes the scenario as an incident file.
+// Marshal writes the scenario as an incident file, which ParseIncident
+// reads back as the same scenario: a string whose plain form would read
+// back as something else is written double-quoted (quotePlain).
 func (sc Scenario) Marshal() ([]byte, error) {
-	return yaml.MarshalWithOptions(sc, yaml.IndentSequence(true))
+	node, err := yaml.ValueToNode(sc, yaml.IndentSequence(true))
+	if err != nil {
+		return nil, err
+	}
+	ast.Walk(quotePlain{}, node)
+	var p printer.Printer
+	return p.PrintNode(node), nil
+}
+
+// quotePlain double-quotes every string the encoder would write in a
+// form that does not read back as itself: goccy/go-yaml v1.19.2 writes a
+// tab, "? x" and ".inf" plain, and they read back as "", a mapping and
+// +Inf. A string the encoder quoted itself holds its quotes in its Value
+// (any string that starts with a quote is quoted), and is left as it is.
+type quotePlain struct{}
+
+func (q quotePlain) Visit(n ast.Node) ast.Visitor {
+	s, ok := n.(*ast.StringNode)
+	if ok && s.Token.Type != token.DoubleQuoteType && s.Token.Type != token.SingleQuoteType &&
+		!strings.HasPrefix(s.Value, `"`) && !strings.HasPrefix(s.Value, "'") && !readsBack(s.Value) {
+		s.Token.Type = token.DoubleQuoteType
+	}
+	return q
+}
+
+// readsBack reports whether the encoder's own writing of s as a value
+// (plain, or a literal block for several lines) reads back as s.
+func readsBack(s string) bool {
+	out, err := yaml.Marshal(map[string]string{"v": s})
+	var back map[string]any
+	return err == nil && yaml.Unmarshal(out, &back) == nil && back["v"] == s
 }
 
 var bad = yamlfile.Bad
@@ -242,7 +277,7 @@ func (f *Fault) validate(at string, seen map[string]bool) error {
 	if f.Params["order"] != "" {
 		return bad(at+".params.order", "name the order with the fault's order field")
 	}
-	_, err := f.Spec(f.Order).Build()
+	_, err := f.On("postgres").Spec(f.Order).Build() // any store checks the form
 	var se *faults.SpecError
 	if !errors.As(err, &se) {
 		return err

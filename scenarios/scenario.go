@@ -127,12 +127,35 @@ type Wait struct {
 type Fault struct {
 	ID        string            `yaml:"id"`
 	Kind      string            `yaml:"kind"`                // latency, timeout, reset_peer, down, slicer, limit_data, bandwidth, gateway:<kind>
-	Link      string            `yaml:"link,omitempty"`      // client->replicaN, replicaN->gateway, replicaN->postgres|redis|mysql
-	Store     string            `yaml:"store,omitempty"`     // store_restart, store_kill: postgres, redis or mysql
+	Link      string            `yaml:"link,omitempty"`      // client->replicaN, replicaN->gateway, replicaN->postgres|redis|mysql|store
+	Store     string            `yaml:"store,omitempty"`     // store_restart, store_kill: postgres, redis, mysql or store
 	Replica   *int              `yaml:"replica,omitempty"`   // clock_skew, db_timezone (and kill, pause, restart): the replica's index
 	Direction string            `yaml:"direction,omitempty"` // upstream | downstream (default downstream)
 	Order     string            `yaml:"order,omitempty"`     // gateway faults: match this order
 	Params    map[string]string `yaml:"params,omitempty"`
+}
+
+// KeyStore, as the store a fault names (a link "replica0->store", a
+// store_restart's store), is the target's key store, its first need:
+// Redis against a target on Redis, PostgreSQL against the reference. An
+// incident that slows or restarts "the store" then plays against any
+// target that keeps one.
+const KeyStore = "store"
+
+// On is f with KeyStore replaced by store, the target's key store.
+func (f Fault) On(store string) Fault {
+	if replica, ok := strings.CutSuffix(f.Link, "->"+KeyStore); ok {
+		f.Link = replica + "->" + store
+	}
+	if f.Store == KeyStore {
+		f.Store = store
+	}
+	return f
+}
+
+// NamesKeyStore says whether f names KeyStore.
+func (f Fault) NamesKeyStore() bool {
+	return strings.HasSuffix(f.Link, "->"+KeyStore) || f.Store == KeyStore
 }
 
 // Spec is the fault as package faults reads it, aimed at the real order

@@ -127,6 +127,9 @@ func (t *Target) checkStart() error {
 	if t.Image == "" && strings.TrimSpace(t.Start.Command) == "" {
 		return bad("start.command", "expected the command that starts one replica (or an image: for container mode)")
 	}
+	if t.Install != nil && strings.TrimSpace(t.Install.Command) == "" {
+		return bad("install.command", "expected the command that builds or installs the server (go, npm, pip)")
+	}
 	if t.Replicas < 1 || t.Replicas > 16 {
 		return bad("replicas", "expected 1 to 16 replicas, got %d", t.Replicas)
 	}

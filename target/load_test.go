@@ -66,6 +66,7 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"bad duration", "name: x\nstart: {command: ./s}\npolicy:\n  ttl: forever\n", "bad.yaml:4:"},
 		{"missing ttl", "name: x\nstart: {command: ./s}\npolicy:\n  max_wait: 1s\n", "bad.yaml:3: policy.ttl: expected the positive duration"},
 		{"missing command", "name: x\npolicy: {ttl: 1h}\n", "bad.yaml: start.command: expected the command"},
+		{"install without command", "name: x\nstart: {command: ./s}\ninstall: {args: [build]}\npolicy: {ttl: 1h}\n", "bad.yaml:3: install.command: expected the command that builds"},
 		{"bad name", "name: X Y\nstart: {command: ./s}\npolicy: {ttl: 1h}\n", "bad.yaml:1: name: expected"},
 		{"too many replicas", "name: x\nstart: {command: ./s}\nreplicas: 99\npolicy: {ttl: 1h}\n", "bad.yaml:3: replicas: expected 1 to 16"},
 		{"unknown need", "name: x\nstart: {command: ./s}\nneeds: [redis, mongo]\npolicy: {ttl: 1h}\n", "bad.yaml:3: needs[1]: expected one of [postgres, redis, mysql], got \"mongo\""},

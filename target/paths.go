@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"path/filepath"
 	"strings"
 )
@@ -9,7 +10,8 @@ import (
 // folder, so that a target file works from whatever directory idemcheck
 // is run in: start.command when it is a relative path (it contains a
 // slash, like ./bin/server; a bare name such as python3 is looked up in
-// PATH), and start.dir when relative. It sets Dir, the folder, which
+// PATH), start.dir when relative, and install's command and dir the same
+// way (install.dir defaults to the file's folder). It sets Dir, the folder, which
 // templates see as {{.TargetDir}}. A value that begins with a template
 // ({{.WorkDir}}/srv) is left alone, and so is a container target's
 // command, which names a path inside the image.
@@ -24,6 +26,12 @@ func (t *Target) resolvePaths(file string) error {
 	}
 	if t.Start.Dir != "" {
 		t.Start.Dir = anchor(dir, t.Start.Dir)
+	}
+	if in := t.Install; in != nil {
+		if strings.Contains(in.Command, "/") {
+			in.Command = anchor(dir, in.Command)
+		}
+		in.Dir = anchor(dir, cmp.Or(in.Dir, "."))
 	}
 	return nil
 }

@@ -73,3 +73,25 @@ func TestLoad_ExampleRunsFromAnywhere(t *testing.T) {
 		t.Fatalf("Dir %q", tg.Dir)
 	}
 }
+
+// TestLoad_InstallStepFromTheFilesFolder: install's relative command and
+// dir are taken from the target file's folder like start's; without dir
+// the step runs in that folder.
+func TestLoad_InstallStepFromTheFilesFolder(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ body, command, dir string }{
+		{"install: {command: go, args: [build, -o, ../bin/srv, .], dir: ../glue}", "go", filepath.Join(filepath.Dir(dir), "glue")},
+		{"install: {command: ./build.sh}", filepath.Join(dir, "build.sh"), dir},
+	}
+	for _, c := range cases {
+		p := filepath.Join(dir, "t.yaml")
+		os.WriteFile(p, []byte("name: x\nstart: {command: ./srv}\n"+c.body+"\npolicy: {ttl: 1h}\n"), 0o644)
+		tg, err := target.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.Install == nil || tg.Install.Command != c.command || tg.Install.Dir != c.dir {
+			t.Errorf("%s: install = %+v, want command %s in %s", c.body, tg.Install, c.command, c.dir)
+		}
+	}
+}

@@ -20,6 +20,10 @@ type Target struct {
 	// Start says how to run one replica as a child process. Every string
 	// in it is a text/template over Vars.
 	Start Start `yaml:"start"`
+	// Install, when set, is run once before the environment starts (see
+	// Install in package harness/process): the build or install step of a
+	// server whose start.command needs one (go build, npm ci, pip install).
+	Install *Install `yaml:"install"`
 	// Image, when set, runs replicas as containers of this image instead
 	// of processes (container mode).
 	Image string `yaml:"image"`
@@ -51,6 +55,14 @@ type Start struct {
 	Args    []string          `yaml:"args"`
 	Dir     string            `yaml:"dir"`
 	Env     map[string]string `yaml:"env"`
+}
+
+// Install is a command run once, in Dir, before any replica starts. Its
+// strings are not templates: it runs before any address exists.
+type Install struct {
+	Command string   `yaml:"command"`
+	Args    []string `yaml:"args"`
+	Dir     string   `yaml:"dir"`
 }
 
 // Ready is the readiness probe: GET Path must answer 2xx within Timeout.

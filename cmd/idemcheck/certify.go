@@ -175,6 +175,9 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 	if err := families.CheckFamilies(tg, played); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	if err := installTarget(ctx, tg); err != nil {
+		return err
+	}
 	dir, finish, err := reportDir(f.reportDir, filepath.Join("idemcheck-report", tg.Name))
 	if err != nil {
 		return err

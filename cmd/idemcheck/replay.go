@@ -79,6 +79,9 @@ func (r replayer) one(ctx context.Context, file, tgt string, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	if err := installTarget(ctx, tg); err != nil {
+		return err
+	}
 	cleanLeftovers(stderr)
 	ex, err := r.replay(ctx, tg, sc, r.out)
 	if err != nil {

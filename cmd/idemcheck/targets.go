@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/builtin"
+	"github.com/idemcheck/idemcheck/harness/process"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -42,4 +45,14 @@ func resolveTarget(arg string, docker bool) (*target.Target, error) {
 		return nil, usageErr("--target: %v", err)
 	}
 	return t, nil
+}
+
+// installTarget runs a target file's install step (process.Install) before
+// anything starts and outside any budget; a failure is an environment
+// error (exit 3) that names the command and ends with what it printed.
+func installTarget(ctx context.Context, tg *target.Target) error {
+	if err := process.Install(ctx, tg, io.Discard); err != nil {
+		return &exitError{code: exitEnv, err: err}
+	}
+	return nil
 }

@@ -38,7 +38,7 @@ var rank = map[string]int{
 
 	"certify": 8,
 
-	"cmd/idemcheck": 9, "cmd/reference-server": 9, "cmd/gateway-sim": 9,
+	"cmd/idemcheck": 9, "cmd/reference-server": 9, "cmd/gateway-sim": 9, "gallery/gallerydoc": 9,
 }
 
 // neverImports are imports a stage must not make whatever the ranks say:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -47,6 +48,9 @@ func Bad(field, format string, args ...any) error {
 // Decode strictly decodes data into v: unknown fields, wrong types, bad
 // durations and YAML tags are errors with file and line.
 func Decode(name string, data []byte, v any, kind error) error {
+	if !utf8.Valid(data) {
+		return &FieldError{File: name, Line: firstInvalidLine(data), Kind: kind, Msg: "expected UTF-8 text (YAML is Unicode): this line holds a byte that is not"}
+	}
 	if line, tag := firstTag(data); line > 0 {
 		return &FieldError{File: name, Line: line, Kind: kind,
 			Msg: fmt.Sprintf("unexpected YAML tag %s: idemcheck files hold plain values (quote a string that starts with !)", tag)}
@@ -55,6 +59,22 @@ func Decode(name string, data []byte, v any, kind error) error {
 		return decodeError(name, data, err, kind)
 	}
 	return nil
+}
+
+// firstInvalidLine is the line of data's first byte that is not UTF-8.
+func firstInvalidLine(data []byte) int {
+	line := 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size <= 1 {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+		data = data[size:]
+	}
+	return line
 }
 
 // firstTag finds the first YAML tag (!0, !!str) in data. Our files need

@@ -35,3 +35,14 @@ func TestDecode_RefusesTags(t *testing.T) {
 		}
 	}
 }
+
+// A file that is not UTF-8 is refused at the line of its first bad byte:
+// goccy/go-yaml would read the byte as U+FFFD and a body would send
+// another text than the file holds.
+func TestDecode_RefusesNonUTF8(t *testing.T) {
+	var d doc
+	err := yamlfile.Decode("t.yaml", []byte("name: x\nlist: [caf\xe9]\n"), &d, errKind)
+	if err == nil || !errors.Is(err, errKind) || !strings.HasPrefix(err.Error(), "t.yaml:2: expected UTF-8") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -21,13 +21,23 @@
 // Claim-based, one defect each hooked into the reference's claim flow:
 // no_fingerprint.go, raw_fingerprint.go, release_on_error.go,
 // stale_lease_new_id.go, sweeper_fails_in_progress.go, global_keys.go,
-// no_recovery.go, crash_blind.go, sweeper_recharges.go. Configuration
-// wrappers around the reference itself: short_expiry.go (no tombstone),
-// short_retention.go (tombstones for 3 TTLs), no_wait_409.go (no
-// waiting). On the Redis store (reference/redisstore, --store=redis):
+// no_recovery.go, crash_blind.go, sweeper_recharges.go,
+// release_non_2xx.go, failure_expires_with_lock.go,
+// time_in_gateway_key.go (the key sent to the gateway) and
+// release_wrong_key.go. Configuration wrappers around the reference
+// itself: short_expiry.go (no tombstone), short_retention.go (tombstones
+// for 3 TTLs), no_wait_409.go (no waiting), lease_is_retention.go (the
+// lease as long as the retention window). On the Redis store (reference/redisstore, --store=redis):
 // redis_get_set.go (check-then-act: GET, charge, SET) and
 // redis_short_lock.go (the key in flight is a lock whose TTL lapses
 // during a slow gateway call).
+//
+// Claim races of public incidents (scenarios/incidents/public/): on
+// Redis, writes that overwrite (redis_last_writer_wins.go, whose
+// overwriting flow redis_setex_claim.go and redis_read_back_lock.go also
+// run, claiming without NX before the charge); on PostgreSQL,
+// replay_as_409.go (check-then-act answering a finished key 409) and
+// lock_wait_500.go (the reference, a duplicate in flight answered 500).
 //
 // builtin.Members says which scenario family finds each bug and which
 // check it must fail; the self-validation test holds the zoo to it.

@@ -19,7 +19,7 @@ var inprocessMutex = Variant{
 	Name: "inprocess-mutex",
 	Bug:  "serialises a key with an in-process mutex instead of a database claim",
 	New: withoutSweeper(hooked(func(s *reference.Server) reference.Hooks {
-		l := &lockedCheckThenAct{checkThenAct: checkThenAct{s}}
+		l := &lockedCheckThenAct{checkThenAct: checkThenAct{s: s}}
 		return reference.Hooks{Charge: l.charge}
 	})),
 }

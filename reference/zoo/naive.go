@@ -22,26 +22,26 @@ var naive = Variant{
 	Name: "naive",
 	Bug:  "check-then-act: looks the key up, charges, then stores the response",
 	New: withoutSweeper(hooked(func(s *reference.Server) reference.Hooks {
-		return reference.Hooks{Charge: checkThenAct{s}.charge}
+		return reference.Hooks{Charge: checkThenAct{s: s}.charge}
 	})),
 }
 
 // checkThenAct is the naive flow in place of the reference's claim;
-// inprocess-mutex wraps it in a lock.
-type checkThenAct struct{ s *reference.Server }
+// inprocess-mutex wraps it in a lock. answer is how a finished key is
+// answered (nil: replayed).
+type checkThenAct struct {
+	s      *reference.Server
+	answer func(*reference.Record) reference.Answer
+}
 
 func (n checkThenAct) charge(ctx context.Context, req *reference.ChargeRequest) reference.Answer {
 	ctx = context.WithoutCancel(ctx)
-	rec, err := n.s.Store().Lookup(ctx, req.Tenant, req.KeyHash)
-	switch {
-	case err == nil && !bytes.Equal(rec.Fingerprint, req.Fingerprint):
-		return n.s.Mismatch()
-	case err == nil && rec.Terminal():
-		return reference.Answer{Result: &rec.Result, Replayed: true}
-	case err == nil:
-		return n.s.Conflict()
-	case !errors.Is(err, reference.ErrNotFound):
-		return n.s.Unavailable(err)
+	answer := n.answer
+	if answer == nil {
+		answer = replay
+	}
+	if a, found := n.found(ctx, req, answer); found {
+		return a
 	}
 	// The bug: nothing holds the key between the SELECT above and the
 	// INSERT below, while the gateway call takes hundreds of milliseconds.
@@ -55,12 +55,40 @@ func (n checkThenAct) charge(ctx context.Context, req *reference.ChargeRequest) 
 	return reference.Answer{Result: &res}
 }
 
+// found looks the key up and answers a request whose key is there: a
+// different body is refused, a finished key answered by answer, a key in
+// flight refused with 409 at once. found is false when the key is absent.
+func (n checkThenAct) found(ctx context.Context, req *reference.ChargeRequest, answer func(*reference.Record) reference.Answer) (reference.Answer, bool) {
+	rec, err := n.s.Store().Lookup(ctx, req.Tenant, req.KeyHash)
+	switch {
+	case errors.Is(err, reference.ErrNotFound):
+		return reference.Answer{}, false
+	case err != nil:
+		return n.s.Unavailable(err), true
+	case !bytes.Equal(rec.Fingerprint, req.Fingerprint):
+		return n.s.Mismatch(), true
+	case rec.Terminal():
+		return answer(rec), true
+	}
+	return n.s.Conflict(), true
+}
+
+// replay answers a finished key with its stored result.
+func replay(rec *reference.Record) reference.Answer {
+	return reference.Answer{Result: &rec.Result, Replayed: true}
+}
+
 // store inserts the key with its response, after the fact.
 func (n checkThenAct) store(ctx context.Context, req *reference.ChargeRequest, id string, res reference.Result) {
-	cfg := n.s.Config()
-	n.s.Store().Claim(ctx, reference.Claim{Tenant: req.Tenant, KeyHash: req.KeyHash, Key: req.Key, Fingerprint: req.Fingerprint,
-		RequestID: id, Params: req.Params, Owner: "naive", Now: time.Now(), Lease: cfg.Lease, TTL: cfg.TTL, Forget: cfg.TombstoneTTL})
+	n.s.Store().Claim(ctx, claimOf(n.s, req, id))
 	if _, err := n.s.Store().Finish(ctx, req.Tenant, req.KeyHash, id, res, time.Now()); err != nil {
-		cfg.Logger.Warn("store response", "err", err)
+		n.s.Config().Logger.Warn("store response", "err", err)
 	}
+}
+
+// claimOf is the record of req under gateway request id id, claimed now.
+func claimOf(s *reference.Server, req *reference.ChargeRequest, id string) reference.Claim {
+	cfg := s.Config()
+	return reference.Claim{Tenant: req.Tenant, KeyHash: req.KeyHash, Key: req.Key, Fingerprint: req.Fingerprint,
+		RequestID: id, Params: req.Params, Owner: "naive", Now: time.Now(), Lease: cfg.Lease, TTL: cfg.TTL, Forget: cfg.TombstoneTTL}
 }

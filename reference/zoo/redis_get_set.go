@@ -11,9 +11,12 @@ import (
 // between the GET and the SET, so duplicates in flight together all miss
 // the GET and each charges under its own gateway request id.
 //
-// Incident: a store without compare-and-set (get, then put) lets two
-// identical concurrent retries both proceed (paveg/hono-idempotency#91);
-// the customer is charged twice (M1, found by concurrent-duplicates).
+// Incident: a cache read when the request starts and written when it
+// ends, with nothing claiming the key between, lets two identical
+// concurrent retries both proceed; the customer is charged twice (M1,
+// found by concurrent-duplicates). (A claim written before the charge but
+// without compare-and-set, paveg/hono-idempotency#91, is
+// redis-read-back-lock.)
 var redisGetSet = Variant{
 	Name: "redis-get-set",
 	Bug:  "check-then-act on Redis: GET the key, charge, then SET the response",

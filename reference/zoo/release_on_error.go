@@ -19,12 +19,18 @@ var releaseOnError = Variant{
 	Name: "release-on-error",
 	Bug:  "deletes the key when the gateway call errors, so a retry starts afresh with a new request id",
 	New: hooked(func(s *reference.Server) reference.Hooks {
-		return reference.Hooks{Indeterminate: func(ctx context.Context, j reference.Job) {
-			if _, err := s.Config().Pool.Exec(ctx,
-				`DELETE FROM idempotency_keys WHERE tenant = $1 AND key_hash = $2 AND request_id = $3`,
-				j.Tenant, j.KeyHash, j.RequestID); err != nil {
-				s.Config().Logger.Warn("release key after gateway error", "err", err)
-			}
-		}}
+		return reference.Hooks{Indeterminate: deleteClaim(s)}
 	}),
+}
+
+// deleteClaim deletes the claim an attempt was made under, so that the
+// next request with the key claims it afresh under a new request id.
+func deleteClaim(s *reference.Server) func(ctx context.Context, j reference.Job) {
+	return func(ctx context.Context, j reference.Job) {
+		if _, err := s.Config().Pool.Exec(ctx,
+			`DELETE FROM idempotency_keys WHERE tenant = $1 AND key_hash = $2 AND request_id = $3`,
+			j.Tenant, j.KeyHash, j.RequestID); err != nil {
+			s.Config().Logger.Warn("release key after a failed attempt", "err", err)
+		}
+	}
 }

@@ -38,6 +38,8 @@ var variants = []Variant{
 	naive, noFingerprint, rawFingerprint, inprocessMutex, releaseOnError, staleLeaseNewID,
 	sweeperFailsInProgress, shortExpiry, globalKeys, noWait409, noRecovery,
 	sweeperRecharges, crashBlind, shortRetention, passthroughKey, redisGetSet, redisShortLock,
+	redisLastWriterWins, redisReadBackLock, redisSetexClaim, replayAs409, lockWait500,
+	leaseIsRetention, failureExpiresWithLock, releaseNon2xx, timeInGatewayKey, releaseWrongKey,
 	tzNaiveExpiry,
 }
 

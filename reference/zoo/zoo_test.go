@@ -58,7 +58,7 @@ func TestSweeperRecharges_ReplicasStartTogether(t *testing.T) {
 // A member built on Redis refuses to start on another store rather than
 // run as a different server under its name.
 func TestRedisMembers_RefuseAnotherStore(t *testing.T) {
-	for _, name := range []string{"redis-get-set", "redis-short-lock"} {
+	for _, name := range []string{"redis-get-set", "redis-short-lock", "redis-last-writer-wins", "redis-read-back-lock", "redis-setex-claim"} {
 		v, err := zoo.Lookup(name)
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,3 @@
+module idemcheck.gallery/charge
+
+go 1.26
