@@ -2,30 +2,13 @@ package docker_test
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/docker"
+	"github.com/idemcheck/idemcheck/harness/harnesstest"
 )
-
-// dateOffset is a replica's Date header against this machine's clock, to
-// the header's second.
-func dateOffset(t *testing.T, url string) time.Duration {
-	t.Helper()
-	before := time.Now()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	d, err := http.ParseTime(resp.Header.Get("Date"))
-	if err != nil {
-		t.Fatalf("Date %q: %v", resp.Header.Get("Date"), err)
-	}
-	return d.Sub(before.Truncate(time.Second))
-}
 
 // The reference server reads FAKETIME itself (libfaketime cannot reach a
 // Go binary), so a relaunched container with a skewed clock dates its
@@ -43,13 +26,13 @@ func TestDocker_RelaunchMovesTheReplicasClock(t *testing.T) {
 	if err := env.Relaunch(ctx, 0, func(l *harness.Launch) { l.Clock = -30 * time.Second }); err != nil {
 		t.Fatal(err)
 	}
-	if off := dateOffset(t, url); off < -31*time.Second || off > -29*time.Second {
+	if off := harnesstest.DateOffset(t, url); off < -31*time.Second || off > -29*time.Second {
 		t.Errorf("Date offset after a -30s relaunch: %s", off)
 	}
 	if err := env.Relaunch(ctx, 0, func(l *harness.Launch) { l.Clock = 0 }); err != nil {
 		t.Fatal(err)
 	}
-	if off := dateOffset(t, url); off < -time.Second || off > time.Second {
+	if off := harnesstest.DateOffset(t, url); off < -time.Second || off > time.Second {
 		t.Errorf("Date offset after healing: %s", off)
 	}
 }
