@@ -51,24 +51,25 @@ type clockFaults struct {
 	zone string        // "": no db_timezone
 }
 
-// drawClockFaults draws the skew in one example of 8 and the zone in one
-// of 6: each costs two relaunches of a replica, during which the other
-// examples' requests wait at the gate, and which the other examples in
-// flight live through (a recovery in progress on that replica is cut), so
-// drawn more often they starve the other families and keep crash-window's
-// convergence from ever seeing a quiet environment. The
+// drawClockFaults draws the skew in one example of 12 and the zone in
+// one of 8: each costs two relaunches of a replica (seconds each in
+// container mode), during which the other examples' requests wait at the
+// gate, and which the other examples in flight live through (a recovery
+// in progress on that replica is cut), so drawn more often they starve
+// the other families and leave crash-window's convergence no quiet
+// environment inside its promise. The
 // skew, when drawn, is ±(1..MaxSkew) s; the zone only for a target with a
 // SQL database (the zone reaches nothing else).
 func drawClockFaults(t *rapid.T, tg *target.Target) clockFaults {
 	var c clockFaults
-	if n := int(MaxSkew(tg.Policy) / time.Second); n > 0 && oneIn(t, 8, "clock_skewed") {
+	if n := int(MaxSkew(tg.Policy) / time.Second); n > 0 && oneIn(t, 12, "clock_skewed") {
 		c.skew = time.Duration(rapid.IntRange(1, n).Draw(t, "clock_skew_seconds")) * time.Second
 		if rapid.Bool().Draw(t, "clock_behind") {
 			c.skew = -c.skew
 		}
 	}
 	sql := slices.ContainsFunc(tg.StoreNames(), func(s string) bool { return s == "postgres" || s == "mysql" })
-	if sql && oneIn(t, 6, "db_session_zoned") {
+	if sql && oneIn(t, 8, "db_session_zoned") {
 		c.zone = rapid.SampledFrom(timeZones).Draw(t, "db_time_zone")
 	}
 	return c

@@ -2,7 +2,6 @@ package faults_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
@@ -14,23 +13,6 @@ import (
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/target"
 )
-
-// dateOffset is a replica's Date header against the harness's clock,
-// to the second the header carries.
-func dateOffset(t *testing.T, url string) time.Duration {
-	t.Helper()
-	before := time.Now()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	d, err := http.ParseTime(resp.Header.Get("Date"))
-	if err != nil {
-		t.Fatalf("Date %q: %v", resp.Header.Get("Date"), err)
-	}
-	return d.Sub(before.Truncate(time.Second))
-}
 
 // pythonEnv starts Python's http.server as the replica: a dynamically
 // linked server that reads the time through libc, as libfaketime needs.
@@ -53,7 +35,7 @@ func pythonEnv(t *testing.T) *testEnv {
 func TestClockSkew_MovesALibcServersClockAndHealRestoresIt(t *testing.T) {
 	env := pythonEnv(t)
 	url := env.ReplicaURL(0) + "/"
-	if off := dateOffset(t, url); off < -time.Second || off > time.Second {
+	if off := harnesstest.DateOffset(t, url); off < -time.Second || off > time.Second {
 		t.Fatalf("baseline Date offset %s", off)
 	}
 	pid := env.proc.PID(0)
@@ -61,7 +43,7 @@ func TestClockSkew_MovesALibcServersClockAndHealRestoresIt(t *testing.T) {
 	if env.proc.PID(0) == pid {
 		t.Fatal("the replica was not relaunched")
 	}
-	if off := dateOffset(t, url); off < -8*time.Second || off > -6*time.Second {
+	if off := harnesstest.DateOffset(t, url); off < -8*time.Second || off > -6*time.Second {
 		t.Errorf("Date offset while skewed %s, want about -7s", off)
 	}
 	f := recorded(env, "clock_skew")
@@ -72,7 +54,7 @@ func TestClockSkew_MovesALibcServersClockAndHealRestoresIt(t *testing.T) {
 		t.Errorf("measured %q, want a negative offset", f[0].Params["measured"])
 	}
 	mustHeal(t, heal)
-	if off := dateOffset(t, url); off < -time.Second || off > time.Second {
+	if off := harnesstest.DateOffset(t, url); off < -time.Second || off > time.Second {
 		t.Errorf("Date offset after heal %s, want about 0", off)
 	}
 }
@@ -83,7 +65,7 @@ func TestClockSkew_DoesNotReachAGoServerThatIgnoresFAKETIME(t *testing.T) {
 	env := newEnv(t, false)
 	heal := apply(t, env, &faults.ClockSkew{Replica: 0, Offset: 9 * time.Second})
 	defer mustHeal(t, heal)
-	if off := dateOffset(t, env.ReplicaURL(0)+"/healthz"); off < -time.Second || off > time.Second {
+	if off := harnesstest.DateOffset(t, env.ReplicaURL(0)+"/healthz"); off < -time.Second || off > time.Second {
 		t.Errorf("Date offset %s: the test server is a Go binary and should not be reached", off)
 	}
 	if f := recorded(env, "clock_skew"); len(f) != 1 || f[0].Skew > 2*time.Second {

@@ -31,6 +31,11 @@
 //   - Kill: SIGKILL; Heal restarts on the same address.
 //   - Pause: SIGSTOP; Heal sends SIGCONT.
 //   - Restart: graceful stop and start, complete when Inject returns.
+//   - ClockSkew: relaunch with the clock moved (FAKETIME, libfaketime),
+//     the offset measured from the replica's Date header and recorded as
+//     history.Fault.Skew (Skewed); Heal relaunches on the true clock.
+//   - DBTimeZone: relaunch with the database sessions in another zone
+//     (through the store URLs); Heal relaunches on the target's URLs.
 //
 // # Gateway faults (rules on the gateway simulator)
 //

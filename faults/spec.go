@@ -30,6 +30,8 @@ import (
 //	bandwidth   link  [direction]  rate (KB/s, required), toxicity
 //	down        link
 //	kill, pause, restart             replicaN
+//	clock_skew                       replicaN   offset (required, signed: +2s, -1s)
+//	db_timezone                      replicaN   zone (required, IANA, not UTC)
 //	store_restart, store_kill        postgres, redis or mysql
 //	kill_in_hang                     replicaN   order (required)
 //	decline, fail_before_charge, charge_then_fail,

@@ -16,7 +16,11 @@
 //
 //   - Env: Replicas, ReplicaURL, GatewayController, AddToxic,
 //     RemoveToxic, SetLinkEnabled, Kill, Pause, Resume, Restart,
-//     Close. Pick looks a replica up for either implementation.
+//     RestartStore, Relaunch, Close. Pick looks a replica up for either
+//     implementation.
+//   - Launch: what Relaunch changes in a replica (a clock offset delivered
+//     as FAKETIME and libfaketime, a database session time zone in its
+//     store URLs); FakeTime, UTCOffset, LibFakeTime, HostLibFakeTime.
 //   - Options, Launcher, Prepare (validate the target, apply overrides),
 //     NewAPIKey, ReplicaEnv and StandardVars (what a replica is given).
 //

@@ -125,6 +125,17 @@ func (p *execution) quietFrom() time.Time {
 	return p.healed
 }
 
+// quietAt is when the environment p lives in will have been quiet for a
+// recovery window (zero when nothing has healed): an answer to a request
+// sent before it may come from a server still recovering.
+func (p *execution) quietAt() time.Time {
+	q := p.quietFrom()
+	if q.IsZero() {
+		return q
+	}
+	return q.Add(p.r.Target.Policy.RecoveryWindow)
+}
+
 // settled is when a converging send of p stops retrying at the earliest:
 // the recovery window and the policy's ConvergeSlack after the
 // environment last healed (zero when nothing has).

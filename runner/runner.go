@@ -283,13 +283,28 @@ func (p *execution) pastWindow(t time.Time) time.Time {
 // 1.4s, p90 0.9s, while another example's disruption healed, out of a
 // 5s slack). So does a foreign fault healing (settled): the server's
 // recovery starts again from there.
+//
+// A definitive answer to a try sent before the environment was quiet
+// (another example's fault still active, or healed less than a recovery
+// window before) is not what convergence is judged on: the try is sent
+// again once the environment is quiet, up to maxQuietRetries times.
 func (p *execution) retry(ctx context.Context, req client.Request, deadline time.Time) history.Op {
 	backoff := 100 * time.Millisecond
+	requiet := 0
 	for {
+		sent := time.Now()
 		op, held := p.doGated(ctx, req)
 		deadline = later(deadline.Add(held), p.settled())
-		if op.Outcome != history.Info || ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return op
+		}
+		if op.Outcome != history.Info {
+			quiet := p.quietAt()
+			if !sent.Before(quiet) || requiet == maxQuietRetries || p.sleepUntil(ctx, quiet) != nil {
+				return op
+			}
+			requiet++
+			continue
 		}
 		wait := backoff
 		if s, err := strconv.Atoi(op.RetryAfter); err == nil && s >= 0 {
@@ -324,6 +339,12 @@ func (p *execution) step(ctx context.Context, s scenarios.Step) error {
 	}
 	return p.process(ctx, s)
 }
+
+// maxQuietRetries bounds how often retry sends a try again because its
+// definitive answer came while the environment was still recovering: a
+// run whose other examples fault the environment without pause must not
+// hold a converging send forever.
+const maxQuietRetries = 5
 
 // later returns the later of a and b.
 func later(a, b time.Time) time.Time {

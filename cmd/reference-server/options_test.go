@@ -31,6 +31,8 @@ func TestOptions_StoreSelection(t *testing.T) {
 		{"redis without url", []string{"--store=redis"}, map[string]string{"DATABASE_URL": "postgres://x/db"}, "missing REDIS_URL"},
 		{"postgres without url", nil, map[string]string{"REDIS_URL": "redis://h:1/0"}, "missing DATABASE_URL"},
 		{"bad redis url", []string{"--store=redis", "--redis-url=http://h/0"}, nil, "--redis-url (REDIS_URL)"},
+		{"a skewed clock", nil, map[string]string{"DATABASE_URL": "postgres://x/db", "FAKETIME": "-2s"}, ""},
+		{"an absolute FAKETIME", nil, map[string]string{"DATABASE_URL": "postgres://x/db", "FAKETIME": "@2026-01-01 00:00:00"}, "FAKETIME"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,7 +44,8 @@ type Env struct {
 	replicas []*replica
 
 	mu        sync.Mutex
-	created   []string // container ids, for Close
+	created   []string          // container ids, for Close
+	replaced  map[string]string // role -> logs of the containers Relaunch replaced
 	networkID string
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -209,7 +210,10 @@ func (e *Env) saveLogs(ctx context.Context) error {
 		if cs[i] == nil {
 			continue
 		}
-		logs := e.fullLogs(ctx, cs[i].GetContainerID())
+		e.mu.Lock()
+		earlier := e.replaced[name]
+		e.mu.Unlock()
+		logs := earlier + e.fullLogs(ctx, cs[i].GetContainerID())
 		errs = append(errs, os.WriteFile(filepath.Join(e.logDir, name+".log"), []byte(logs), 0o644))
 	}
 	return errors.Join(errs...)

@@ -194,6 +194,7 @@ func (e *Env) Relaunch(ctx context.Context, i int, edit func(*harness.Launch)) e
 	if _, err := e.cli.ContainerStop(ctx, id, client.ContainerStopOptions{Timeout: &grace}); err != nil && !isNotFound(err) {
 		return fmt.Errorf("relaunch replica %d: stop: %w", i, err)
 	}
+	e.keepLogs(ctx, r.spec.role, id)
 	if _, err := e.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true}); err != nil && !isNotFound(err) {
 		return fmt.Errorf("relaunch replica %d: remove: %w", i, err)
 	}
@@ -207,6 +208,18 @@ func (e *Env) Relaunch(ctx context.Context, i int, edit func(*harness.Launch)) e
 	}
 	e.log.Info("replica relaunched", "replica", i, "clock", l.Clock, "time_zone", l.TimeZone)
 	return nil
+}
+
+// keepLogs keeps the log of a container about to be replaced, so that
+// the replica's saved log covers every container it ran in.
+func (e *Env) keepLogs(ctx context.Context, role, id string) {
+	logs := e.fullLogs(ctx, id)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.replaced == nil {
+		e.replaced = map[string]string{}
+	}
+	e.replaced[role] += logs
 }
 
 // control runs one Docker API call on replica i's container.

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,4 +160,22 @@ func WaitUntil(d time.Duration, cond func() bool) bool {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return true
+}
+
+// DateOffset is how far a server's HTTP Date header (GET url) is from
+// this machine's clock, to the header's second: a clock fault's effect as
+// a client sees it.
+func DateOffset(tb testing.TB, url string) time.Duration {
+	tb.Helper()
+	before := time.Now()
+	resp, err := http.Get(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp.Body.Close()
+	d, err := http.ParseTime(resp.Header.Get("Date"))
+	if err != nil {
+		tb.Fatalf("Date %q: %v", resp.Header.Get("Date"), err)
+	}
+	return d.Sub(before.Truncate(time.Second))
 }
