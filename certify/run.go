@@ -103,6 +103,11 @@ func (o *Options) defaults() {
 // interruption (ctx cancelled): Complete says whether the run finished.
 func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Report, err error) {
 	opts.defaults()
+	if opts.Mode == "docker" && !tg.Containers {
+		in := *tg
+		in.Containers = true
+		tg = &in
+	}
 	rep = newReport(tg, opts)
 	start := time.Now()
 	defer func() { finish(rep, start, ctx, err) }()

@@ -60,8 +60,18 @@ type clockFaults struct {
 // environment inside its promise. The
 // skew, when drawn, is ±(1..MaxSkew) s; the zone only for a target with a
 // SQL database (the zone reaches nothing else).
+//
+// A run in containers draws neither: there a relaunch rebuilds a
+// container (seconds), the gate keeps every other example out for the
+// whole fault, and examples held that long outlive their promise, which
+// the checker cannot judge soundly (measured: reference UNKNOWN and a
+// wrong P1 FAILED on seeds 1 and 2). An incident file may still name
+// either fault in container mode.
 func drawClockFaults(t *rapid.T, tg *target.Target) clockFaults {
 	var c clockFaults
+	if tg.Containers {
+		return c
+	}
 	if n := int(MaxSkew(tg.Policy) / time.Second); n > 0 && oneIn(t, 12, "clock_skewed") {
 		c.skew = time.Duration(rapid.IntRange(1, n).Draw(t, "clock_skew_seconds")) * time.Second
 		if rapid.Bool().Draw(t, "clock_behind") {

@@ -369,3 +369,28 @@ func TestCrashWindow_StrikesOnlyTheStoresTheTargetHas(t *testing.T) {
 		})
 	}
 }
+
+// TestLateRetry_TimeFaultsOnlyWhereRelaunchIsCheap: late-retry draws
+// clock_skew and db_timezone against processes, never against containers
+// (target.Target.Containers), where a relaunch holds the gate for seconds.
+func TestLateRetry_TimeFaultsOnlyWhereRelaunchIsCheap(t *testing.T) {
+	for _, containers := range []bool{false, true} {
+		tg := testTarget(t, wideWindow)
+		tg.Needs = []string{"postgres"}
+		tg.Containers = containers
+		kinds := map[string]int{}
+		draw(t, "late-retry", tg, func(sc scenarios.Scenario) {
+			for _, s := range sc.Steps {
+				if s.Fault != nil && (s.Fault.Kind == "clock_skew" || s.Fault.Kind == "db_timezone") {
+					kinds[s.Fault.Kind]++
+				}
+			}
+		})
+		if containers && len(kinds) > 0 {
+			t.Errorf("containers: time faults drawn %v", kinds)
+		}
+		if !containers && (kinds["clock_skew"] == 0 || kinds["db_timezone"] == 0) {
+			t.Errorf("processes: want both time faults drawn in 100 examples, got %v", kinds)
+		}
+	}
+}

@@ -47,6 +47,11 @@ type Target struct {
 	File string `yaml:"-"`
 	src  []byte // File's content, so that later checks can name a line (Refuse)
 	Dir  string `yaml:"-"`
+	// Containers is set by a run whose replicas are containers (certify
+	// --docker), where relaunching one costs seconds rather than
+	// milliseconds; families that would relaunch replicas often draw
+	// accordingly (see families.drawClockFaults).
+	Containers bool `yaml:"-"`
 }
 
 // Start is the command line and environment of one replica.

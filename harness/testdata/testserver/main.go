@@ -151,39 +151,37 @@ func (s *server) probeGateway(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) probeDB(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), timeoutParam(r))
-	defer cancel()
-	conn, err := pgx.Connect(ctx, s.databaseURL)
-	if err != nil {
-		writeJSON(w, 502, map[string]string{"error": err.Error()})
-		return
-	}
-	defer conn.Close(context.Background())
 	var one int
-	if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
-		writeJSON(w, 502, map[string]string{"error": err.Error()})
-		return
+	if s.queryRow(w, r, "SELECT 1", &one) {
+		writeJSON(w, 200, map[string]int{"one": one})
 	}
-	writeJSON(w, 200, map[string]int{"one": one})
 }
 
 // probeTimeZone answers the session time zone a connection through
 // DATABASE_URL gets (SHOW TimeZone), and the URL itself.
 func (s *server) probeTimeZone(w http.ResponseWriter, r *http.Request) {
+	var tz string
+	if s.queryRow(w, r, "SHOW TimeZone", &tz) {
+		writeJSON(w, 200, map[string]string{"timezone": tz, "url": s.databaseURL})
+	}
+}
+
+// queryRow scans the one row of sql, on a new connection through
+// DATABASE_URL, into dst; on an error it answers 502 and returns false.
+func (s *server) queryRow(w http.ResponseWriter, r *http.Request, sql string, dst any) bool {
 	ctx, cancel := context.WithTimeout(r.Context(), timeoutParam(r))
 	defer cancel()
 	conn, err := pgx.Connect(ctx, s.databaseURL)
 	if err != nil {
 		writeJSON(w, 502, map[string]string{"error": err.Error()})
-		return
+		return false
 	}
 	defer conn.Close(context.Background())
-	var tz string
-	if err := conn.QueryRow(ctx, "SHOW TimeZone").Scan(&tz); err != nil {
+	if err := conn.QueryRow(ctx, sql).Scan(dst); err != nil {
 		writeJSON(w, 502, map[string]string{"error": err.Error()})
-		return
+		return false
 	}
-	writeJSON(w, 200, map[string]string{"timezone": tz, "url": s.databaseURL})
+	return true
 }
 
 func timeoutParam(r *http.Request) time.Duration {
