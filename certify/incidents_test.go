@@ -2,6 +2,8 @@ package certify_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,5 +43,31 @@ func TestIncidents_ReproduceAndReferencePasses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An incident whose family cannot judge the target is not played: the
+// crash-after-charge wave needs a recovery longer than exact-ttl's
+// one-second promise, so certify never draws it against exact-ttl, and a
+// replay says so (UNKNOWN, naming the policy value) instead of judging
+// the recovery past the promise (it was FAILED M1 before).
+func TestReplay_FamilyThatCannotJudgeTheTargetIsUnknown(t *testing.T) {
+	incs, err := scenarios.Incidents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(incs, func(in scenarios.Incident) bool { return in.File == "crash-after-charge.yaml" })
+	if i < 0 {
+		t.Fatal("crash-after-charge.yaml is not in the regression table")
+	}
+	ex, err := certify.Replay(t.Context(), member(t, "exact-ttl", binDir(t)), incs[i].Scenario, certify.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Result.Verdict != checker.Unknown || len(ex.History.Ops) != 0 {
+		t.Fatalf("verdict %s after %d requests, want UNKNOWN before any", ex.Result.Verdict, len(ex.History.Ops))
+	}
+	if c, _ := ex.Result.Find("M6"); !strings.Contains(c.Note, "policy.retry_window") {
+		t.Errorf("the note does not name the policy value: %q", c.Note)
 	}
 }

@@ -3,9 +3,12 @@ package certify
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/families"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/runner"
 	"github.com/idemcheck/idemcheck/scenarios"
 	"github.com/idemcheck/idemcheck/search"
@@ -14,8 +17,17 @@ import (
 
 // Replay plays one incident scenario exactly once against tg and judges
 // it. The scenario is data: the same file replays the same timeline.
+//
+// An incident of a family that cannot judge tg (Family.Fits: a crash
+// wave whose recovery outlasts tg's promise) is not played: certify would
+// not draw it against tg, and a replay judged against a promise the
+// scenario does not fit would blame tg for the harness's choice. Its
+// result is UNKNOWN, naming the policy value that keeps the family out.
 func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts Options) (*search.Example, error) {
 	opts.defaults()
+	if ex := unfit(tg, sc); ex != nil {
+		return ex, nil
+	}
 	env, closeEnv, err := environment(ctx, tg, opts)
 	if err != nil {
 		return nil, err
@@ -42,6 +54,21 @@ func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts
 		}
 	}
 	return &search.Example{Scenario: *sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}, nil
+}
+
+// unfit is the UNKNOWN example of an incident whose family cannot judge
+// tg, or nil when it can (or names no family).
+func unfit(tg *target.Target, sc *scenarios.Scenario) *search.Example {
+	fam, err := families.FamilyByName(sc.Family)
+	if err != nil || fam.Fits == nil {
+		return nil
+	}
+	why := fam.Fits(tg)
+	if why == nil {
+		return nil
+	}
+	note := fmt.Sprintf("not played: %s cannot judge %s: %s", fam.Name, tg.Name, strings.TrimPrefix(why.Error(), ": "))
+	return &search.Example{Scenario: *sc, History: &history.History{Target: tg.Name}, Result: checker.Undecided(fam.DecidedBy(), fam.Level, note)}
 }
 
 // Mismatches compares an example's verdicts with the scenario's Expect

@@ -155,6 +155,9 @@ func printReplay(w io.Writer, target string, sc *scenarios.Scenario, ex *search.
 		for _, v := range c.Violations {
 			fmt.Fprintf(w, "    %s\n", v.Explanation)
 		}
+		if c.Verdict == checker.Unknown && c.Note != "" {
+			fmt.Fprintf(w, "    %s\n", c.Note)
+		}
 	}
 	if target != sc.Target {
 		return
