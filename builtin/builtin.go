@@ -161,9 +161,9 @@ var Members = []Member{
 	{Name: "release-wrong-key", Kind: "broken", Bug: "the claim is a lock held for the retention window; the error path deletes the key without its tenant prefix, deleting nothing, so the lock stays",
 		Incident: "after a gateway error every retry gets 409 until the lock expires", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
 	// tz-naive-expiry keeps keys for the retry window it promises (its
-	// tombstone window), so in a UTC session it keeps every promise; only
-	// a database session ahead of UTC (db_timezone, drawn by late-retry)
-	// makes its guard reclaim live keys.
+	// tombstone window), so in a UTC session it would keep every promise;
+	// its database role's session is in Asia/Kolkata (the incident's
+	// deployment), which makes its guard reclaim live keys.
 	{Name: "tz-naive-expiry", Kind: "broken", Bug: "reclaims a key when its expires_at (timestamp without time zone, written from the app's UTC clock) is before the database's now()",
 		Incident: "a database session in Asia/Kolkata reads every live key as expired: a retry a second after the answer is charged again", Family: "late-retry", Expect: []string{"M1", "E1"}, Verdict: "FAILED",
 		Flags: []string{"--tombstone-ttl=" + TestPolicy.RetryWindow.String()}},

@@ -24,6 +24,10 @@ func TestIncidents_ReproduceAndReferencePasses(t *testing.T) {
 	}
 	for _, in := range incs {
 		t.Run(in.File, func(t *testing.T) {
+			// Each replay has its own environment and mostly waits (TTLs,
+			// recovery windows): two at a time (go test's -parallel, the
+			// cores) halve the table's wall time without contending.
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			ex, err := certify.Replay(ctx, member(t, in.Scenario.Target, dir), in.Scenario, certify.Options{})

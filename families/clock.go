@@ -61,15 +61,22 @@ type clockFaults struct {
 // skew, when drawn, is ±(1..MaxSkew) s; the zone only for a target with a
 // SQL database (the zone reaches nothing else).
 //
-// A run in containers draws neither: there a relaunch rebuilds a
-// container (seconds), the gate keeps every other example out for the
-// whole fault, and examples held that long outlive their promise, which
-// the checker cannot judge soundly (measured: reference UNKNOWN and a
-// wrong P1 FAILED on seeds 1 and 2). An incident file may still name
-// either fault in container mode.
+// They are drawn only when the run asks for them (certify --time-faults,
+// target.Target.TimeFaults), and never in containers. The gate keeps
+// every other example out from a time fault's injection to its heal, a
+// span that includes the wait to the retry inside the TTL and two
+// relaunches: drawn by default, that starved crash-window on a target
+// whose promise is short against it (examples/shop.yaml: crash-window
+// M6 UNKNOWN, its keys' promises ending before the environment was
+// quiet, in 2 of 2 README walks; none without them). In containers a
+// relaunch rebuilds a container (seconds), and examples held that long
+// outlived their promise (reference UNKNOWN, and a wrong P1 FAILED, on
+// seeds 1 and 2). Holding the gate only during the relaunches is what
+// would let them be drawn by default. An incident file may name either
+// fault in any mode.
 func drawClockFaults(t *rapid.T, tg *target.Target) clockFaults {
 	var c clockFaults
-	if tg.Containers {
+	if !tg.TimeFaults || tg.Containers {
 		return c
 	}
 	if n := int(MaxSkew(tg.Policy) / time.Second); n > 0 && oneIn(t, 12, "clock_skewed") {

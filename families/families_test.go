@@ -371,13 +371,24 @@ func TestCrashWindow_StrikesOnlyTheStoresTheTargetHas(t *testing.T) {
 }
 
 // TestLateRetry_TimeFaultsOnlyWhereRelaunchIsCheap: late-retry draws
-// clock_skew and db_timezone against processes, never against containers
-// (target.Target.Containers), where a relaunch holds the gate for seconds.
+// clock_skew and db_timezone when asked (target.Target.TimeFaults), and
+// then against processes only, never against containers
+// (target.Target.Containers), where a relaunch holds the gate for
+// seconds; not asked, it draws neither.
 func TestLateRetry_TimeFaultsOnlyWhereRelaunchIsCheap(t *testing.T) {
+	off := testTarget(t, wideWindow)
+	off.Needs = []string{"postgres"}
+	draw(t, "late-retry", off, func(sc scenarios.Scenario) {
+		for _, s := range sc.Steps {
+			if s.Fault != nil && (s.Fault.Kind == "clock_skew" || s.Fault.Kind == "db_timezone") {
+				t.Fatalf("not asked for: %s drawn", s.Fault.Kind)
+			}
+		}
+	})
 	for _, containers := range []bool{false, true} {
 		tg := testTarget(t, wideWindow)
 		tg.Needs = []string{"postgres"}
-		tg.Containers = containers
+		tg.Containers, tg.TimeFaults = containers, true
 		kinds := map[string]int{}
 		draw(t, "late-retry", tg, func(sc scenarios.Scenario) {
 			for _, s := range sc.Steps {

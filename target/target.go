@@ -52,6 +52,10 @@ type Target struct {
 	// milliseconds; families that would relaunch replicas often draw
 	// accordingly (see families.drawClockFaults).
 	Containers bool `yaml:"-"`
+	// TimeFaults is set by a run that asked for the time faults
+	// (certify --time-faults): late-retry then draws clock_skew and
+	// db_timezone against processes (see families.drawClockFaults).
+	TimeFaults bool `yaml:"-"`
 }
 
 // Start is the command line and environment of one replica.

@@ -26,8 +26,9 @@ import (
 // every promise it declares.
 //
 // Incident: a service deployed with its database role's TimeZone set to
-// local time (Asia/Kolkata); a retry a second after the first answer is
-// charged again (E1, M1; found by late-retry with db_timezone drawn).
+// local time (Asia/Kolkata, deploymentZone: the member runs so); a retry
+// a second after the first answer is charged again (E1, M1; found by
+// late-retry and by any family that retries inside the TTL).
 var tzNaiveExpiry = Variant{
 	Name: "tz-naive-expiry",
 	Bug:  "reclaims a key when its expires_at (timestamp without time zone, written from the app's UTC clock) is before the database's now(); outside a UTC session live keys read as expired",
@@ -58,6 +59,10 @@ func createNaiveExpiry(ctx context.Context, pool *pgxpool.Pool) error {
 	})
 }
 
+// deploymentZone is the TimeZone of the member's database role: local
+// time east of UTC, where the zone-less expiry reads as already past.
+const deploymentZone = "Asia/Kolkata"
+
 // naiveExpiryStore is the reference's PostgreSQL store with the guard in
 // front of its claim.
 type naiveExpiryStore struct {
@@ -71,10 +76,20 @@ type naiveExpiryStore struct {
 func (s naiveExpiryStore) Claim(ctx context.Context, c reference.Claim) (bool, *reference.Record, error) {
 	// The bug: expires_at is zone-less and now() is not; PostgreSQL reads
 	// expires_at in the session's TimeZone.
-	if _, err := s.pool.Exec(ctx, `
+	// The deployment: the database role's TimeZone is local time
+	// (deploymentZone), as in the incident; SET LOCAL stands for the
+	// role's setting, so the member shows its bug in a default
+	// certification and under any db_timezone fault alike.
+	if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('TimeZone', $1, true)`, deploymentZone); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `
 		WITH gone AS (DELETE FROM naive_key_expiry WHERE tenant = $1 AND key_hash = $2 AND expires_at < now() RETURNING 1)
 		DELETE FROM idempotency_keys WHERE tenant = $1 AND key_hash = $2 AND EXISTS (SELECT 1 FROM gone)`,
-		c.Tenant, c.KeyHash); err != nil {
+			c.Tenant, c.KeyHash)
+		return err
+	}); err != nil {
 		return false, nil, fmt.Errorf("reclaim expired: %w", err)
 	}
 	claimed, rec, err := s.PostgresStore.Claim(ctx, c)
