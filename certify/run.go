@@ -59,9 +59,9 @@ type Options struct {
 	// provider that ignores Idempotency-Key (--gateway-idempotency off):
 	// families that crash servers are not judged (crashesNotJudged).
 	NoGatewayIdempotency bool
-	// TimeFaults lets late-retry draw clock_skew and db_timezone
-	// (--time-faults); off by default (see families.drawClockFaults).
-	TimeFaults bool
+	// NoTimeFaults stops late-retry drawing clock_skew and db_timezone
+	// (--time-faults=false; see families.drawClockFaults).
+	NoTimeFaults bool
 }
 
 // Progress is reported after every example, for progress bars.
@@ -106,9 +106,8 @@ func (o *Options) defaults() {
 // interruption (ctx cancelled): Complete says whether the run finished.
 func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Report, err error) {
 	opts.defaults()
-	if in := *tg; opts.Mode == "docker" || opts.TimeFaults {
-		in.Containers = in.Containers || opts.Mode == "docker"
-		in.TimeFaults = in.TimeFaults || opts.TimeFaults
+	if in := *tg; opts.NoTimeFaults {
+		in.NoTimeFaults = true
 		tg = &in
 	}
 	rep = newReport(tg, opts)

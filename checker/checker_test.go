@@ -532,6 +532,38 @@ func TestM6_ForeignFaultsCountForQuietNotCoverage(t *testing.T) {
 	}
 }
 
+// TestM6_ASkewInForceHoldsNothingBackButStretchesRecovery: a clock skew
+// in force (history.Skews) from before the crash until long after is not
+// a disturbance: a retry still in progress a recovery window and the
+// skew after the kill healed is FAILED. One sent after the window but
+// inside the skew is undecided, as the server's leases may follow the
+// skewed clock. A zone in force (no skew) stretches nothing.
+func TestM6_ASkewInForceHoldsNothingBackButStretchesRecovery(t *testing.T) {
+	rw := policy.RecoveryWindow
+	for _, c := range []struct {
+		name   string
+		skew   time.Duration
+		sentAt time.Duration // after the kill healed
+		want   checker.Verdict
+	}{
+		{"zone, after the window", 0, rw + 100*ms, checker.Failed},
+		{"skew, after the window and the skew", 2 * time.Second, rw + 2100*ms, checker.Failed},
+		{"skew, after the window, inside the skew", 2 * time.Second, rw + 1900*ms, checker.Unknown},
+	} {
+		b := newBuilder()
+		b.fault("kill", 50*ms, 500*ms)
+		b.h.Faults[0].Fired = 50 * ms
+		b.h.Faults = append(b.h.Faults, history.Fault{ID: 1, Name: "clock_skew", Class: history.Skews, Target: "replica1",
+			Inject: 10 * ms, Heal: 20 * time.Second, Healed: true, Fired: 10 * ms, Skew: c.skew})
+		b.op("t", "k1", "ord", 0, 100*ms, 502, "")
+		stuck := b.op("t", "k1", "ord", 500*ms+c.sentAt, 500*ms+c.sentAt+100*ms, 409, "")
+		stuck.RetryAfter = "1"
+		if v, _ := checker.Check(b.history()).Find("M6"); v.Verdict != c.want {
+			t.Errorf("%s: M6 %s, want %s: %s", c.name, v.Verdict, c.want, v.Note)
+		}
+	}
+}
+
 // TestM6_PromiseEndedBeforeRecoveryNamesThePolicy: when a key's promise
 // (max(TTL, retry window)) ends before its faults have healed and the
 // recovery window has passed, the retry after recovery belongs to a new

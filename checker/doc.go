@@ -47,7 +47,13 @@
 // faults excuse only a 5xx that came after waiting (R3); Business faults
 // (a decline) disturb nothing (M6, R3 and the quiet rule ignore them);
 // Disturbs faults make answers on their path indeterminate until they
-// heal and the recovery window passes.
+// heal and the recovery window passes. Skews faults (a replica's clock
+// or its sessions' zone moved) disturb nothing while in force: the
+// relaunches that apply and undo them are crash faults of their own
+// ("relaunch"), and the measured skew widens the band around a promise's
+// end (below) and the recovery window of the quiet rule (a server whose
+// leases follow a clock behind its peers' takes a key over that much
+// later).
 //
 // # Partitions and attribution
 //

@@ -388,11 +388,13 @@ func claim(o *opInfo, c *history.Charge) int {
 
 // disruptive drops faults that make nothing indeterminate: a business
 // outcome (history.Business, a scripted decline) is a definitive answer,
-// not a disturbance.
+// not a disturbance; a clock or zone in force (history.Skews) disturbs
+// nothing either (its relaunches are faults of their own), and widens
+// the band and the recovery window instead (skewIn).
 func disruptive(fs []history.Fault) []history.Fault {
 	var out []history.Fault
 	for _, f := range fs {
-		if f.ClassOf() != history.Business {
+		if c := f.ClassOf(); c != history.Business && c != history.Skews {
 			out = append(out, f)
 		}
 	}
@@ -407,11 +409,20 @@ func (ix *index) quiet(o *opInfo) bool {
 		if f.Inject > o.Complete {
 			continue
 		}
-		if !f.Healed || f.Heal+ix.pol.RecoveryWindow > o.Invoke {
+		if !f.Healed || ix.recovered(f.Heal, o.Invoke) > o.Invoke {
 			return false
 		}
 	}
 	return true
+}
+
+// recovered is when a server that began recovering at heal is held to
+// have recovered: a recovery window later, stretched by the clock skew in
+// force on any replica from heal until by (a server whose leases follow
+// a clock behind its peers' takes a dead owner's key over that much
+// later).
+func (ix *index) recovered(heal, by time.Duration) time.Duration {
+	return heal + ix.pol.RecoveryWindow + ix.skewIn("", heal, by)
 }
 
 // quietAt is when every fault injected by t has healed and the recovery
@@ -422,7 +433,7 @@ func (ix *index) quietAt(t time.Duration) time.Duration {
 	var at time.Duration
 	for _, f := range ix.faults {
 		if f.Inject <= t && f.Healed {
-			at = max(at, f.Heal+ix.pol.RecoveryWindow)
+			at = max(at, ix.recovered(f.Heal, f.Heal+ix.pol.RecoveryWindow))
 		}
 	}
 	return at

@@ -141,7 +141,7 @@ func (ix *index) inFlightAnswer(o *opInfo, dup bool, ownerDone, minWait time.Dur
 // slowness makes a server time out, never fail at once.
 func (ix *index) ownPathDisturbed(o *opInfo, slow bool) bool {
 	for _, f := range ix.faults {
-		if f.Inject > o.Complete || (f.Healed && f.Heal+ix.pol.RecoveryWindow < o.Invoke) {
+		if f.Inject > o.Complete || (f.Healed && ix.recovered(f.Heal, o.Invoke) < o.Invoke) {
 			continue
 		}
 		if f.ClassOf() == history.Slows && !slow {

@@ -57,26 +57,22 @@ type clockFaults struct {
 // gate, and which the other examples in flight live through (a recovery
 // in progress on that replica is cut), so drawn more often they starve
 // the other families and leave crash-window's convergence no quiet
-// environment inside its promise. The
-// skew, when drawn, is ±(1..MaxSkew) s; the zone only for a target with a
-// SQL database (the zone reaches nothing else).
+// environment inside its promise. The skew, when drawn, is
+// ±(1..MaxSkew) s; the zone only for a target with a SQL database (the
+// zone reaches nothing else). A run that asks for neither
+// (certify --time-faults=false, target.Target.NoTimeFaults) gets none.
 //
-// They are drawn only when the run asks for them (certify --time-faults,
-// target.Target.TimeFaults), and never in containers. The gate keeps
-// every other example out from a time fault's injection to its heal, a
-// span that includes the wait to the retry inside the TTL and two
-// relaunches: drawn by default, that starved crash-window on a target
-// whose promise is short against it (examples/shop.yaml: crash-window
-// M6 UNKNOWN, its keys' promises ending before the environment was
-// quiet, in 2 of 2 README walks; none without them). In containers a
-// relaunch rebuilds a container (seconds), and examples held that long
-// outlived their promise (reference UNKNOWN, and a wrong P1 FAILED, on
-// seeds 1 and 2). Holding the gate only during the relaunches is what
-// would let them be drawn by default. An incident file may name either
-// fault in any mode.
+// The gate is held for the relaunches alone (faults.Momentary), not
+// for the wait between them, and the state in force holds no other
+// example's convergence back (history.Skews): held from injection to
+// heal, with the relaunches counted as one disruption, the time faults
+// starved crash-window on a target whose promise is short against that
+// span (examples/shop.yaml: M6 UNKNOWN in 2 of 2 README walks), and in
+// containers, where a relaunch takes seconds, examples outlived their
+// promise (reference UNKNOWN on seeds 1 and 2).
 func drawClockFaults(t *rapid.T, tg *target.Target) clockFaults {
 	var c clockFaults
-	if !tg.TimeFaults || tg.Containers {
+	if tg.NoTimeFaults {
 		return c
 	}
 	if n := int(MaxSkew(tg.Policy) / time.Second); n > 0 && oneIn(t, 12, "clock_skewed") {

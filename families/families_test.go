@@ -370,25 +370,14 @@ func TestCrashWindow_StrikesOnlyTheStoresTheTargetHas(t *testing.T) {
 	}
 }
 
-// TestLateRetry_TimeFaultsOnlyWhereRelaunchIsCheap: late-retry draws
-// clock_skew and db_timezone when asked (target.Target.TimeFaults), and
-// then against processes only, never against containers
-// (target.Target.Containers), where a relaunch holds the gate for
-// seconds; not asked, it draws neither.
-func TestLateRetry_TimeFaultsOnlyWhereRelaunchIsCheap(t *testing.T) {
-	off := testTarget(t, wideWindow)
-	off.Needs = []string{"postgres"}
-	draw(t, "late-retry", off, func(sc scenarios.Scenario) {
-		for _, s := range sc.Steps {
-			if s.Fault != nil && (s.Fault.Kind == "clock_skew" || s.Fault.Kind == "db_timezone") {
-				t.Fatalf("not asked for: %s drawn", s.Fault.Kind)
-			}
-		}
-	})
-	for _, containers := range []bool{false, true} {
+// TestLateRetry_TimeFaultsByDefault: late-retry draws clock_skew and
+// db_timezone by default, and neither when the run asks for none
+// (target.Target.NoTimeFaults, certify --time-faults=false).
+func TestLateRetry_TimeFaultsByDefault(t *testing.T) {
+	for _, off := range []bool{false, true} {
 		tg := testTarget(t, wideWindow)
 		tg.Needs = []string{"postgres"}
-		tg.Containers, tg.TimeFaults = containers, true
+		tg.NoTimeFaults = off
 		kinds := map[string]int{}
 		draw(t, "late-retry", tg, func(sc scenarios.Scenario) {
 			for _, s := range sc.Steps {
@@ -397,11 +386,11 @@ func TestLateRetry_TimeFaultsOnlyWhereRelaunchIsCheap(t *testing.T) {
 				}
 			}
 		})
-		if containers && len(kinds) > 0 {
-			t.Errorf("containers: time faults drawn %v", kinds)
+		if off && len(kinds) > 0 {
+			t.Errorf("asked for none: time faults drawn %v", kinds)
 		}
-		if !containers && (kinds["clock_skew"] == 0 || kinds["db_timezone"] == 0) {
-			t.Errorf("processes: want both time faults drawn in 100 examples, got %v", kinds)
+		if !off && (kinds["clock_skew"] == 0 || kinds["db_timezone"] == 0) {
+			t.Errorf("by default: want both time faults drawn in 100 examples, got %v", kinds)
 		}
 	}
 }

@@ -32,11 +32,13 @@ type ClockSkew struct {
 // Name is "clock_skew".
 func (f *ClockSkew) Name() string { return "clock_skew" }
 
-// Class is history.Crash: the relaunch cuts off what the replica was
-// doing, and a clock ahead of its peers' makes a live owner's lease look
-// expired, so a correct server takes the key over and re-sends its
-// charge, as after a crash.
-func (f *ClockSkew) Class() history.Class { return history.Crash }
+// Class is history.Skews: the relaunches that move the clock and move it
+// back are recorded as crash-class faults of their own (relaunch); while
+// it is in force, a clock ahead of its peers' makes a live owner's lease
+// look expired (a correct server takes the key over and re-sends its
+// charge under the same gateway key) and one behind keeps a dead owner's
+// lease alive longer (recovery takes that much longer).
+func (f *ClockSkew) Class() history.Class { return history.Skews }
 
 // Target is "replicaN".
 func (f *ClockSkew) Target() string { return replicaName(f.Replica) }
@@ -51,7 +53,7 @@ func (f *ClockSkew) Skew() time.Duration { return f.measured.bound() }
 
 // Inject relaunches the replica with its clock moved and measures it.
 func (f *ClockSkew) Inject(ctx context.Context, env Env) error {
-	if err := env.Relaunch(ctx, f.Replica, func(l *harness.Launch) { l.Clock = f.Offset }); err != nil {
+	if err := relaunch(ctx, env, f.Replica, f.Name(), func(l *harness.Launch) { l.Clock = f.Offset }); err != nil {
 		return err
 	}
 	m, err := measureSkew(ctx, env.ReplicaURL(f.Replica))
@@ -65,7 +67,7 @@ func (f *ClockSkew) Inject(ctx context.Context, env Env) error {
 
 // Heal relaunches the replica on the true clock.
 func (f *ClockSkew) Heal(ctx context.Context, env Env) error {
-	return env.Relaunch(ctx, f.Replica, func(l *harness.Launch) { l.Clock = 0 })
+	return relaunch(ctx, env, f.Replica, f.Name(), func(l *harness.Launch) { l.Clock = 0 })
 }
 
 // skewBounds is the interval a replica's clock offset lies in.
@@ -122,6 +124,7 @@ func measureSkew(ctx context.Context, base string) (skewBounds, error) {
 }
 
 func init() {
+	momentary["clock_skew"] = true
 	register("clock_skew", builder{"replica", []string{"offset"}, func(r *reader) Fault {
 		return &ClockSkew{Replica: r.replica, Offset: r.signedDuration("offset")}
 	}})

@@ -47,8 +47,13 @@ func TestClockSkew_MovesALibcServersClockAndHealRestoresIt(t *testing.T) {
 		t.Errorf("Date offset while skewed %s, want about -7s", off)
 	}
 	f := recorded(env, "clock_skew")
-	if len(f) != 1 || f[0].Class != history.Crash || f[0].Params["offset"] != "-7s" || f[0].Skew < 6*time.Second || f[0].Skew > 8*time.Second {
+	if len(f) != 1 || f[0].Class != history.Skews || f[0].Params["offset"] != "-7s" || f[0].Skew < 6*time.Second || f[0].Skew > 8*time.Second {
 		t.Fatalf("history = %+v, want the offset and a measured skew bound of about 7s", f)
+	}
+	// The relaunch is the disruption: a crash-class fault of its own,
+	// healed before the skew was recorded as in force.
+	if r := recorded(env, faults.RelaunchName); len(r) != 1 || r[0].Class != history.Crash || !r[0].Healed || r[0].Heal > f[0].Inject || r[0].Target != "replica0" {
+		t.Fatalf("relaunches = %+v, want one crash-class relaunch of replica0 healed by %s", r, f[0].Inject)
 	}
 	if !strings.HasPrefix(f[0].Params["measured"], "-") {
 		t.Errorf("measured %q, want a negative offset", f[0].Params["measured"])
@@ -56,6 +61,9 @@ func TestClockSkew_MovesALibcServersClockAndHealRestoresIt(t *testing.T) {
 	mustHeal(t, heal)
 	if off := harnesstest.DateOffset(t, url); off < -time.Second || off > time.Second {
 		t.Errorf("Date offset after heal %s, want about 0", off)
+	}
+	if r := recorded(env, faults.RelaunchName); len(r) != 2 || !r[1].Healed {
+		t.Errorf("relaunches = %+v, want the heal's relaunch recorded too", r)
 	}
 }
 

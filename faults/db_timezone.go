@@ -25,9 +25,10 @@ type DBTimeZone struct {
 // Name is "db_timezone".
 func (f *DBTimeZone) Name() string { return "db_timezone" }
 
-// Class is history.Crash: the relaunch cuts off what the replica was
-// doing (a sweeper's recovery).
-func (f *DBTimeZone) Class() history.Class { return history.Crash }
+// Class is history.Skews: the relaunches that apply and undo the zone
+// are recorded as crash-class faults of their own (relaunch); the zone
+// in between disturbs no request of a correct server.
+func (f *DBTimeZone) Class() history.Class { return history.Skews }
 
 // Target is "replicaN".
 func (f *DBTimeZone) Target() string { return replicaName(f.Replica) }
@@ -43,15 +44,16 @@ func (f *DBTimeZone) Params() map[string]string {
 
 // Inject relaunches the replica with the zone in its store URLs.
 func (f *DBTimeZone) Inject(ctx context.Context, env Env) error {
-	return env.Relaunch(ctx, f.Replica, func(l *harness.Launch) { l.TimeZone = f.Zone })
+	return relaunch(ctx, env, f.Replica, f.Name(), func(l *harness.Launch) { l.TimeZone = f.Zone })
 }
 
 // Heal relaunches the replica on its own URLs.
 func (f *DBTimeZone) Heal(ctx context.Context, env Env) error {
-	return env.Relaunch(ctx, f.Replica, func(l *harness.Launch) { l.TimeZone = "" })
+	return relaunch(ctx, env, f.Replica, f.Name(), func(l *harness.Launch) { l.TimeZone = "" })
 }
 
 func init() {
+	momentary["db_timezone"] = true
 	register("db_timezone", builder{"replica", []string{"zone"}, func(r *reader) Fault {
 		zone := r.str("zone", true)
 		if _, err := time.LoadLocation(zone); r.err == nil && (err != nil || zone == "" || zone == "UTC" || zone == "Local") {

@@ -199,6 +199,15 @@ const (
 	// answers on its path indeterminate until it heals and the recovery
 	// window passes.
 	Disturbs Class = "disturbs"
+	// Skews moves a replica's clock (by Fault.Skew) or its database
+	// sessions' time zone while it is in force. Applying and undoing it
+	// relaunch the replica, and each relaunch is recorded as a fault of
+	// its own (Crash, named "relaunch"); in between it disturbs no
+	// request, so convergence is not held back by it, but a server whose
+	// leases follow the skewed clock may take that much longer to
+	// recover: the checker widens the recovery window, and the band
+	// around a promise's end, by the Skew in force.
+	Skews Class = "skews"
 )
 
 // HasFired reports whether f was seen to strike.

@@ -121,4 +121,18 @@ func TestDisruptive_Spans(t *testing.T) {
 	if last, ok := disruptive(wave); !ok || last != 2 {
 		t.Errorf("wave: last disruptive step %d (%v), want 2 (the restart)", last, ok)
 	}
+	// A clock moved by relaunching a replica holds the gate for its
+	// inject and its heal alone, not for the wait to the retry between.
+	clock := scenarios.Scenario{Steps: []scenarios.Step{
+		{Fault: &scenarios.Fault{ID: "clock", Kind: "clock_skew", Replica: &r, Params: map[string]string{"offset": "+2s"}}},
+		{Send: &scenarios.Send{Key: "k", Order: "o"}}, {Wait: &scenarios.Wait{TTL: 0.8}}, {Send: &scenarios.Send{Key: "k", Order: "o"}},
+		{Heal: "clock"}}}
+	if last, ok := disruptive(clock); ok {
+		t.Errorf("clock: disruptive up to step %d, want no span", last)
+	}
+	for i, want := range []bool{true, false, false, false, true} {
+		if got := momentary(clock, clock.Steps[i]); got != want {
+			t.Errorf("clock: step %d (%s) momentary %v, want %v", i, clock.Steps[i], got, want)
+		}
+	}
 }

@@ -68,6 +68,7 @@ func (r *Runner) exit(p *execution) {
 // when it is environment-wide, and returns what records its heal there
 // (nil for a fault aimed at one order, which stays in its example).
 func (r *Runner) share(p *execution, f history.Fault) (heal func()) {
+	p.livedSkew(f)
 	if f.Order != "" {
 		return nil
 	}
@@ -90,26 +91,45 @@ func (r *Runner) share(p *execution, f history.Fault) (heal func()) {
 		defer r.mu.Unlock()
 		delete(r.shared, sf)
 		for q, id := range sf.copies {
-			q.healedThrough(id)
+			q.healedThrough(id, sf.f)
 		}
 	}
 }
 
 // liveThrough records another example's fault f in p's history.
+// A clock or zone in force (history.Skews) holds nothing back: its
+// relaunches are faults of their own.
 func (p *execution) liveThrough(f history.Fault) int {
 	id := p.rec.Inject(f)
+	p.livedSkew(f)
+	if f.ClassOf() == history.Skews {
+		return id
+	}
 	p.mu.Lock()
 	p.foreignActive++
 	p.mu.Unlock()
 	return id
 }
 
-// healedThrough records the heal of the foreign fault id.
-func (p *execution) healedThrough(id int) {
+// healedThrough records the heal of the foreign fault f, recorded as id.
+func (p *execution) healedThrough(id int, f history.Fault) {
 	p.rec.Heal(id)
+	if f.ClassOf() == history.Skews {
+		return
+	}
 	p.mu.Lock()
 	p.foreignActive--
 	p.healed = time.Now()
+	p.mu.Unlock()
+}
+
+// livedSkew notes the clock skew of f, a fault p lived through (its own
+// or another example's): a server whose leases follow a skewed clock may
+// recover that much later, so p's recovery windows stretch by the
+// largest such skew (the checker allows for the skew in force).
+func (p *execution) livedSkew(f history.Fault) {
+	p.mu.Lock()
+	p.skew = max(p.skew, f.Skew, -f.Skew)
 	p.mu.Unlock()
 }
 
@@ -133,7 +153,7 @@ func (p *execution) quietAt() time.Time {
 	if q.IsZero() {
 		return q
 	}
-	return q.Add(p.r.Target.Policy.RecoveryWindow)
+	return q.Add(p.recoveryWindow())
 }
 
 // settled is when a converging send of p stops retrying at the earliest:

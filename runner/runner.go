@@ -139,6 +139,9 @@ type execution struct {
 	// recovery window counts from then (quietFrom).
 	healed        time.Time
 	foreignActive int
+	// skew is the largest clock skew p lived through (mu): its recovery
+	// windows stretch by it (livedSkew).
+	skew time.Duration
 	// recovering is when the recovery window of a Wait{Recovery} began
 	// (zero before one): converging sends retry until it plus the window
 	// and the policy's ConvergeSlack.
@@ -190,10 +193,16 @@ func (p *execution) steps(ctx context.Context) error {
 		if s.Wait != nil && s.Wait.TTL > 0 && p.failedSoFar(ctx) {
 			break // the probes still to come cannot undo a failure
 		}
+		alone := i > last && p.r.Gate != nil && momentary(p.sc, s)
+		if alone {
+			if err := p.r.Gate.disrupt(ctx, p); err != nil {
+				return fmt.Errorf("step %d (%s): %w", i, s, err)
+			}
+		}
 		if err := p.step(ctx, s); err != nil {
 			return fmt.Errorf("step %d (%s): %w", i, s, err)
 		}
-		if i == last && p.r.Gate != nil {
+		if (i == last || alone) && p.r.Gate != nil {
 			p.r.Gate.restore(p)
 		}
 	}
@@ -271,8 +280,15 @@ func (p *execution) convergeDeadline() time.Time {
 // pastWindow is t plus the recovery window and the policy's
 // ConvergeSlack: how long after t a converging send keeps retrying.
 func (p *execution) pastWindow(t time.Time) time.Time {
-	pol := p.r.Target.Policy
-	return t.Add(pol.RecoveryWindow + pol.ConvergeSlack())
+	return t.Add(p.recoveryWindow() + p.r.Target.Policy.ConvergeSlack())
+}
+
+// recoveryWindow is the policy's, stretched by the largest clock skew p
+// lived through (livedSkew).
+func (p *execution) recoveryWindow() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.r.Target.Policy.RecoveryWindow + p.skew
 }
 
 // retry re-sends req while its answer is indeterminate, backing off
@@ -591,6 +607,17 @@ func (p *execution) cleanup(ctx context.Context) error {
 	// healthy links.
 	ids := slices.Sorted(maps.Keys(p.faults))
 	slices.SortStableFunc(ids, func(a, b string) int { return cleanupRank(a) - cleanupRank(b) })
+	if p.r.Gate != nil && slices.ContainsFunc(ids, func(id string) bool {
+		f := faultNamed(p.sc, id)
+		return f != nil && faults.Momentary(f.Kind)
+	}) {
+		// A momentary fault left active (the steps stopped early) is
+		// healed by a relaunch: the others' requests wait for it, and Run
+		// restores the gate after cleanup.
+		if err := p.r.Gate.disrupt(ctx, p); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, id := range ids {
 		if err := p.heal(ctx, id); err != nil {
 			errs = append(errs, err)

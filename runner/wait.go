@@ -29,7 +29,7 @@ func (p *execution) wait(ctx context.Context, w scenarios.Wait) error {
 		// ready, a foreign fault healed), not from the end of the
 		// requests sent since.
 		p.recovering = cmp.Or(p.quietFrom(), time.Now())
-		return p.sleepUntil(ctx, p.recovering.Add(p.r.Target.Policy.RecoveryWindow))
+		return p.sleepUntil(ctx, p.recovering.Add(p.recoveryWindow()))
 	}
 	return p.sleepUntil(ctx, time.Now().Add(w.For))
 }

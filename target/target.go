@@ -47,15 +47,10 @@ type Target struct {
 	File string `yaml:"-"`
 	src  []byte // File's content, so that later checks can name a line (Refuse)
 	Dir  string `yaml:"-"`
-	// Containers is set by a run whose replicas are containers (certify
-	// --docker), where relaunching one costs seconds rather than
-	// milliseconds; families that would relaunch replicas often draw
-	// accordingly (see families.drawClockFaults).
-	Containers bool `yaml:"-"`
-	// TimeFaults is set by a run that asked for the time faults
-	// (certify --time-faults): late-retry then draws clock_skew and
-	// db_timezone against processes (see families.drawClockFaults).
-	TimeFaults bool `yaml:"-"`
+	// NoTimeFaults is set by a run that asked for no time faults
+	// (certify --time-faults=false): late-retry then draws neither
+	// clock_skew nor db_timezone (see families.drawClockFaults).
+	NoTimeFaults bool `yaml:"-"`
 }
 
 // Start is the command line and environment of one replica.

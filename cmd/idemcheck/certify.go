@@ -53,7 +53,7 @@ func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
 	fs.StringVar(&f.databaseURL, "database-url", "", "use this PostgreSQL instead of a throwaway cluster")
 	fs.StringVar(&f.redisFsync, "redis-appendfsync", "everysec", "a throwaway Redis's appendfsync, for needs: [redis]: always, everysec or no")
 	fs.BoolVar(&f.docker, "docker", false, "run PostgreSQL, the gateway, toxiproxy and the replicas as local Docker images (make images first)")
-	fs.BoolVar(&f.timeFaults, "time-faults", false, "let late-retry draw clock_skew and db_timezone on a replica (process mode only; see docs/targets.md)")
+	fs.BoolVar(&f.timeFaults, "time-faults", true, "let late-retry draw clock_skew and db_timezone on a replica (--time-faults=false: neither; see docs/targets.md)")
 	f.gateway.register(fs)
 }
 
@@ -190,7 +190,7 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Parallel: f.parallel, Strict: f.strict,
 		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, RedisAppendFsync: f.redisFsync, Progress: progress.update,
 		LogDir: filepath.Join(dir, reports.LogsDir), NoGatewayIdempotency: f.gateway.off,
-		TimeFaults: f.timeFaults,
+		NoTimeFaults: !f.timeFaults,
 	}
 	if inDocker(f.docker, tg) {
 		opts.Launch, opts.Mode = dockerLauncher(), "docker"
