@@ -25,6 +25,10 @@ type familyRun struct {
 	agg   *aggregate
 	fail  *search.Example
 	res   *checker.Result // fixed result (a family that could not run)
+	// rest is the UNKNOWN of the check the family decides, for the part
+	// of its example that did not fit the budget (part), if it played
+	// only a part.
+	rest *checker.Result
 }
 
 // result merges every example's judgement, re-judged ones included.
@@ -33,6 +37,9 @@ func (fr *familyRun) result() checker.Result {
 		return *fr.res
 	}
 	res := fr.agg.result()
+	if fr.rest != nil {
+		res = checker.Merge(res, *fr.rest)
+	}
 	if fr.Verdict != string(checker.Unknown) {
 		fr.Verdict = string(res.Verdict)
 	}
@@ -57,13 +64,16 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 		fr.notJudged("not run (--gateway-idempotency off): " + checker.NoProviderIdempotency)
 		return
 	}
+	var played *target.Target
 	if need := fam.ExampleTime(c.tg); time.Now().Add(need).After(deadline) {
-		fr.tooLong(c.tg, need, c.setup, opts.Budget)
-		return
+		if played = fr.part(c.tg, need, time.Until(deadline), c.setup, opts.Budget); played == nil {
+			fr.tooLong(c.tg, need, c.setup, opts.Budget)
+			return
+		}
 	}
 	start := agg.start
 	budget := deadline.Sub(start)
-	prop := &search.Property{Runner: c.runner, Family: fam, Replicas: c.runner.Env.Replicas(), Ctx: ctx, OnExample: func(ex search.Example) {
+	prop := &search.Property{Runner: c.runner, Family: fam, Target: played, Replicas: c.runner.Env.Replicas(), Ctx: ctx, OnExample: func(ex search.Example) {
 		n, v := agg.add(ex)
 		if opts.Progress != nil {
 			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget})
@@ -81,7 +91,8 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	if fam.Workers > 0 {
 		workers = min(workers, fam.Workers)
 	}
-	seeds, failSeed, confirmed, err := search.Explore(ctx, prop, seed, uint64(opts.ShardCount), workers, deadline, shrink)
+	hard := deadline.Add(Overrun - endReserve)
+	seeds, failSeed, confirmed, err := search.Explore(ctx, prop, seed, uint64(opts.ShardCount), workers, deadline, hard, shrink)
 	fr.Verdict = string(agg.result().Verdict)
 	fr.Scenarios, fr.Seeds, fr.FailSeed = agg.count(), seeds, failSeed
 	fr.Duration, fr.FirstFailure = reports.Duration(time.Since(start)), reports.Duration(agg.firstFailure())
@@ -89,12 +100,18 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 		fr.Verdict = string(checker.Unknown)
 	}
 	if ex := prop.LastFailure(); ex != nil {
-		if solo := playSolo(prop, ex); solo != nil {
-			ex = solo
+		if time.Until(hard) > ex.Took {
+			if solo := playSolo(prop, ex); solo != nil {
+				ex = solo
+			}
 		}
 		fr.setFailure(ex)
-		if !confirmed {
+		switch confirmed {
+		case search.NotReproduced:
 			fr.Note = "the failure did not reproduce when its example was re-played alone: it needed the examples it ran with (the counterexample is the example as found)"
+		case search.NotReplayed:
+			fr.Note = fmt.Sprintf("found %s into the family's time: not re-played alone nor shrunk, which would have run past the budget by more than %s (the counterexample is the example as found, with its history)",
+				agg.firstFailure().Round(100*time.Millisecond), Overrun)
 		}
 	} else if late := agg.lateFailure(); late != nil {
 		fr.setFailure(late) // found by watchLate: nothing the client sent made that charge, so it is not shrunk
@@ -158,6 +175,28 @@ func (fr *familyRun) tooLong(tg *target.Target, need, setup, budget time.Duratio
 	fr.Verdict, fr.Note = string(checker.Unknown), note
 }
 
+// part readies a family whose one example (need) does not fit in room to
+// play the part that does (families.Family.Part): it returns the target
+// its generator sees, and notes the check the family decides as UNKNOWN
+// for the rest, naming the budget that covers it all; a failure found in
+// the part is FAILED as usual. Nil when not even a part fits.
+func (fr *familyRun) part(tg *target.Target, need, room, setup, budget time.Duration) *target.Target {
+	fam := fr.fam
+	if fam.Part == nil {
+		return nil
+	}
+	played, covers, ok := fam.Part(tg, room-fitMargin)
+	if !ok {
+		return nil
+	}
+	fit := (setup + need + fitMargin).Round(time.Second) + time.Second
+	note := fmt.Sprintf("played a part: one whole %s example needs %s (%s) but the budget of %s leaves %s after set-up (%s), so its examples sent %s; --budget %s covers it all",
+		fam.Name, need.Round(10*time.Millisecond), fam.LimitOf(tg), budget, (budget - setup).Round(10*time.Millisecond), setup.Round(10*time.Millisecond), covers, fit)
+	rest := checker.Undecided(fam.DecidedBy(), fam.Level, note)
+	fr.rest, fr.Note = &rest, note
+	return played
+}
+
 // notJudged makes the result of a family deliberately not played, because
 // no server could answer its question in this run: nothing fails, nothing
 // is exercised, and the family's note (and the level's, from the
@@ -168,6 +207,13 @@ func (fr *familyRun) notJudged(note string) {
 	fr.res = &res
 	fr.Verdict, fr.Note, fr.NotJudged = string(checker.Pass), note, true
 }
+
+// Overrun is how far past its budget a run may end: the failure found
+// last is re-played alone and shrunk only in that time (search.Explore),
+// less endReserve for accounting, reports and tear-down.
+const Overrun = 5 * time.Second
+
+const endReserve = 1500 * time.Millisecond
 
 // fitMargin is what a suggested budget adds to set-up and one example:
 // room for the accounting at the end and a slower set-up.

@@ -232,6 +232,28 @@ func TestR3_5xxDuringFaultIsExcused(t *testing.T) {
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
 }
 
+// TestR3_ASkewedClockExcusesAnUnwaitedDuplicate: a duplicate answered
+// 502 at once on an undisturbed path is NON-STRICT; while a replica's
+// clock was skewed it is excused (a lease stamped by a clock behind its
+// peers' looks expired to them), and a zone in force excuses nothing.
+func TestR3_ASkewedClockExcusesAnUnwaitedDuplicate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		skew time.Duration
+		want checker.Verdict
+	}{{"zone", 0, checker.NonStrict}, {"clock", 3 * time.Second, checker.Pass}} {
+		b := newBuilder()
+		b.h.Faults = append(b.h.Faults, history.Fault{Name: "clock_skew", Class: history.Skews, Target: "replica1",
+			Inject: 10 * ms, Heal: 5 * time.Second, Healed: true, Fired: 10 * ms, Skew: c.skew})
+		b.op("t", "k1", "ord", 0, 3000*ms, 201, "ch_1")
+		b.op("t", "k1", "ord", 100*ms, 150*ms, 502, "")
+		b.charge("ch_1", "ord", 2000*ms, "succeeded")
+		if v, _ := checker.Check(b.history()).Find("R3"); v.Verdict != c.want {
+			t.Errorf("%s: R3 %s, want %s: %s", c.name, v.Verdict, c.want, v.Note)
+		}
+	}
+}
+
 func TestE1_RacingDuplicateIsConcurrencyNotExpiry(t *testing.T) {
 	r := checker.Check(load(t, "testdata/m1_double_charge.json"))
 	if c, _ := r.Find("E1"); c.Verdict != checker.Pass {

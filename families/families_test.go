@@ -394,3 +394,52 @@ func TestLateRetry_TimeFaultsByDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestLateRetry_PartFitsTheRoomAndProbesPastTheTTL: a policy whose
+// window does not fit (ttl 20s, retry window 60s, 48s of room) is played
+// in part: every example fits the room, and its probes reach past the
+// TTL (where a server that forgets keys at the TTL shows it); with room
+// for no probe past the TTL only retries inside it are drawn; with room
+// for not even that, nothing.
+func TestLateRetry_PartFitsTheRoomAndProbesPastTheTTL(t *testing.T) {
+	fam, err := families.FamilyByName("late-retry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := testTarget(t, target.Policy{TTL: 20 * time.Second, RetryWindow: time.Minute, RecoveryWindow: 5 * time.Second, MaxWait: time.Second})
+	for _, c := range []struct {
+		room             time.Duration
+		ok, pastTheTTL   bool
+		coversSubstrings string
+	}{
+		{48 * time.Second, true, true, "retries up to"},
+		{22 * time.Second, true, false, "inside the TTL only"},
+		{10 * time.Second, false, false, ""},
+	} {
+		part, covers, ok := fam.Part(tg, c.room)
+		if ok != c.ok {
+			t.Fatalf("room %s: ok %v, want %v", c.room, ok, c.ok)
+		}
+		if !ok {
+			continue
+		}
+		if !strings.Contains(covers, c.coversSubstrings) {
+			t.Errorf("room %s: covers %q, want %q", c.room, covers, c.coversSubstrings)
+		}
+		if need := fam.ExampleTime(part); need > c.room {
+			t.Errorf("room %s: the part needs %s", c.room, need)
+		}
+		if tg.Policy.RetryWindow != time.Minute {
+			t.Fatal("Part changed the target's own policy")
+		}
+		past := false
+		draw(t, "late-retry", part, func(sc scenarios.Scenario) {
+			for _, w := range retryTimes(sc, part.Policy.TTL) {
+				past = past || w > part.Policy.TTL
+			}
+		})
+		if past != c.pastTheTTL {
+			t.Errorf("room %s: a probe past the TTL %v, want %v", c.room, past, c.pastTheTTL)
+		}
+	}
+}

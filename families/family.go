@@ -24,6 +24,14 @@ type Family struct {
 	// MinTime is the wall time one example needs at least for a target
 	// (it waits out TTLs or recovery windows); nil means "short".
 	MinTime func(tg *target.Target) time.Duration
+	// Part, when set, lets a family whose one example does not fit in
+	// room play the part of it that does: it returns the target as the
+	// generator should see it (a policy cut to what fits) and what that
+	// part covers, in words; ok is false when not even a part fits. The
+	// histories keep the target's own policy, so a failure found in the
+	// part is a failure; the check the family decides stays UNKNOWN for
+	// the rest (certify).
+	Part func(tg *target.Target, room time.Duration) (played *target.Target, covers string, ok bool)
 	// Fits, when set, refuses a target whose policy the family cannot
 	// probe meaningfully (a *yamlfile.FieldError naming the field and what
 	// to change; see CheckFamilies). Nil means every valid target fits.

@@ -70,10 +70,33 @@ func lateRetryTime(tg *target.Target) time.Duration {
 	return last + tg.Policy.Band()
 }
 
+// lateRetryPart cuts the retry window to what room lets one example
+// probe: its probes then reach as far past the TTL as fits (a server
+// that forgets keys at the TTL shows it at the first probe past it), or
+// stay inside the TTL when no probe past it fits. ok is false when not
+// even a retry inside the TTL fits.
+func lateRetryPart(tg *target.Target, room time.Duration) (*target.Target, string, bool) {
+	p := tg.Policy
+	clear := p.Band() + p.Band()/2
+	part := *tg
+	// lateRetryTime is window - clear + band once the window passes the
+	// TTL by two clears (room for one probe past the TTL), else the TTL's
+	// early probe: earlyEnd + band.
+	switch w := room - p.Band() + clear; {
+	case w >= p.TTL+2*clear && w < p.Promise():
+		part.Policy.RetryWindow = w.Truncate(100 * time.Millisecond)
+		return &part, fmt.Sprintf("retries up to %s of the %s promise", (part.Policy.RetryWindow - clear).Round(100*time.Millisecond), p.Promise()), true
+	case max(p.TTL-clear, 0)+p.Band() <= room:
+		part.Policy.RetryWindow = 0
+		return &part, fmt.Sprintf("retries inside the TTL only, none in (%s, %s]", p.TTL, p.Promise()), true
+	}
+	return nil, "", false
+}
+
 func init() {
 	register(Family{Name: "late-retry", Level: "L5", Rank: 40, Gen: genLateRetry,
 		Doc:     "retries inside the TTL and spread across (TTL, retry window], up to just inside its end; some payments declined",
-		MinTime: lateRetryTime, Waits: true, Decides: "E2",
+		MinTime: lateRetryTime, Part: lateRetryPart, Waits: true, Decides: "E2",
 		Limit: func(tg *target.Target) string {
 			return "policy.ttl = " + tg.Policy.TTL.String() + ", policy.retry_window = " + tg.Policy.RetryWindow.String()
 		}})

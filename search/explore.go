@@ -16,9 +16,23 @@ import (
 // to seed draws it again), so an example found by Explore is confirmed
 // and shrunk by rapid from the same place. Safe for concurrent use.
 func Draw(p *Property, seed uint64) scenarios.Scenario {
-	gen := rapid.Custom(func(t *rapid.T) scenarios.Scenario { return p.Family.Gen(t, p.Runner.Target, p.Replicas) })
+	gen := rapid.Custom(func(t *rapid.T) scenarios.Scenario { return p.Family.Gen(t, p.target(), p.Replicas) })
 	return gen.Example(int(seed))
 }
+
+// Confirmation says what became of a failure found by Explore.
+type Confirmation int
+
+const (
+	// Reproduced: re-played alone, it failed again (and was shrunk).
+	Reproduced Confirmation = iota + 1
+	// NotReproduced: re-played alone, it passed; it needed the examples
+	// it ran with.
+	NotReproduced
+	// NotReplayed: re-playing it would have run past the hard end, so it
+	// stands as found.
+	NotReplayed
+)
 
 // Explore plays a family's examples workers at a time, on seeds seed,
 // seed+stride, ... until the deadline or a failure; examples share the
@@ -27,9 +41,11 @@ func Draw(p *Property, seed uint64) scenarios.Scenario {
 // the family's MinTime or, once known, the longest example so far). On a
 // failure the other workers finish what they play, and the failing seed
 // is re-played alone by rapid, which confirms it and shrinks it (for at
-// most shrink); if the re-play does not fail, the failure is kept as
-// found, and confirmed says it did not reproduce alone.
-func Explore(ctx context.Context, p *Property, seed, stride uint64, workers int, deadline time.Time, shrink time.Duration) (seedsRun int, failSeed uint64, confirmed bool, err error) {
+// most shrink), all by hard (a little past the deadline: a run ends
+// within its budget and a few seconds): a failure whose re-play would end
+// later is not re-played (NotReplayed), and shrinking stops in time for
+// the last example it starts to end by hard.
+func Explore(ctx context.Context, p *Property, seed, stride uint64, workers int, deadline, hard time.Time, shrink time.Duration) (seedsRun int, failSeed uint64, confirmed Confirmation, err error) {
 	if stride == 0 {
 		stride = 1
 	}
@@ -40,8 +56,9 @@ func Explore(ctx context.Context, p *Property, seed, stride uint64, workers int,
 		mu      sync.Mutex
 		next    = seed
 		played  int
-		longest = p.Family.ExampleTime(p.Runner.Target)
+		longest = p.Family.ExampleTime(p.target())
 		failed  bool
+		took    time.Duration // the failing example's
 		wg      sync.WaitGroup
 	)
 	// take hands a worker the next seed, or false when no example should
@@ -68,7 +85,7 @@ func Explore(ctx context.Context, p *Property, seed, stride uint64, workers int,
 				played++
 				longest = max(longest, ex.Took)
 				if FirstFailed(ex.Result) != "" && !failed {
-					failed, failSeed = true, s
+					failed, failSeed, took = true, s, ex.Took
 				}
 				mu.Unlock()
 			}
@@ -76,10 +93,19 @@ func Explore(ctx context.Context, p *Property, seed, stride uint64, workers int,
 	}
 	wg.Wait()
 	if !failed || ctx.Err() != nil {
-		return played, failSeed, false, nil
+		return played, failSeed, 0, nil
 	}
-	confirmed, err = p.confirm(failSeed, shrink)
-	return played, failSeed, confirmed, err
+	// The re-play takes about as long as the example did, and each
+	// shrink step started before the budget is spent as long again.
+	left := time.Until(hard) - took
+	if left < 0 {
+		return played, failSeed, NotReplayed, nil
+	}
+	reproduced, err := p.confirm(failSeed, max(min(shrink, left), time.Millisecond))
+	if reproduced {
+		return played, failSeed, Reproduced, err
+	}
+	return played, failSeed, NotReproduced, err
 }
 
 // confirm re-plays seed with rapid, which shrinks a failure it
@@ -99,6 +125,7 @@ func (p *Property) confirm(seed uint64, shrink time.Duration) (bool, error) {
 	}
 	p.mu.Lock()
 	p.failedAt = time.Now() // the shrink budget runs from the confirmation
+	p.confirming = true
 	p.mu.Unlock()
 	tb := &searchTB{name: p.Family.Name}
 	rapid.Check(tb, p.Check)

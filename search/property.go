@@ -16,6 +16,7 @@ import (
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/runner"
 	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
 )
 
 // Example is one played scenario and its judgement.
@@ -34,9 +35,13 @@ func (e Example) Failed() bool { return e.Result.Failed() }
 // the last failing example: after rapid shrinks, the last failure it ran
 // is the minimal counterexample.
 type Property struct {
-	Runner    *runner.Runner
-	Family    families.Family
-	Replicas  int
+	Runner   *runner.Runner
+	Family   families.Family
+	Replicas int
+	// Target is the target as the family's generator sees it (a policy
+	// cut to what fits the budget, families.Family.Part); nil means the
+	// Runner's. The runner and the checker keep the Runner's.
+	Target    *target.Target
 	Ctx       context.Context
 	OnExample func(Example) // progress; called for every example
 	// ShrinkBudget bounds shrinking after the first failure. Rapid checks
@@ -45,11 +50,23 @@ type Property struct {
 	// once the budget is spent: the smallest failure so far stands.
 	ShrinkBudget time.Duration
 
-	mu        sync.Mutex
-	failedAt  time.Time
-	lastFail  *Example
-	played    int
-	unplayble int
+	mu       sync.Mutex
+	failedAt time.Time
+	lastFail *Example
+	// confirming is set while the confirmation's first example (the
+	// failure re-played) has not started: it runs whatever the shrink
+	// budget.
+	confirming bool
+	played     int
+	unplayble  int
+}
+
+// target is the target the generator sees.
+func (p *Property) target() *target.Target {
+	if p.Target != nil {
+		return p.Target
+	}
+	return p.Runner.Target
 }
 
 // Check is the rapid property: draw, play, judge. Its failure message is
@@ -58,10 +75,13 @@ type Property struct {
 // smaller case that failed another check first, and shrinking stalled at
 // five to eight requests); the minimal case's own verdicts are reported.
 func (p *Property) Check(t *rapid.T) {
-	sc := p.Family.Gen(t, p.Runner.Target, p.Replicas)
+	sc := p.Family.Gen(t, p.target(), p.Replicas)
 	if p.shrinkSpent() {
 		t.Skip("shrink budget spent")
 	}
+	p.mu.Lock()
+	p.confirming = false
+	p.mu.Unlock()
 	ex, ok := p.Judge(sc)
 	if !ok {
 		// The harness itself cut this example short (Ctrl-C, budget): its
@@ -111,7 +131,7 @@ func (p *Property) note(ex Example) {
 func (p *Property) shrinkSpent() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.ShrinkBudget > 0 && !p.failedAt.IsZero() && time.Since(p.failedAt) > p.ShrinkBudget
+	return p.ShrinkBudget > 0 && !p.failedAt.IsZero() && time.Since(p.failedAt) > p.ShrinkBudget && !p.confirming
 }
 
 // LastFailure is the last failing example played (after shrinking: the
