@@ -28,14 +28,21 @@ import (
 const benchClients = 16
 
 // BenchmarkReference measures the reference server over loopback HTTP with
-// 16 concurrent clients, against the physical limit of the same PostgreSQL
-// cluster (pgbench, 16 clients, single-row INSERTs):
+// 16 concurrent clients, each figure as a ratio to an anchor measured in
+// the same run (the machine is shared and noisy):
 //
-//	new_keys      charges/s for fresh keys (claim + gateway + finish: two commits),
-//	              insert_tps (pgbench) and ratio = charges/s ÷ insert_tps (aim ≥ 0.40)
-//	replays       replays/s of finished keys (one indexed read)
+//	passthrough   charges/s of the same server with no idempotency: the same
+//	              HTTP server and parsing, the same gateway, and one INSERT of
+//	              the order's result per charge (reference.Hooks.Charge)
+//	new_keys      charges/s for fresh keys (claim + gateway + finish: two
+//	              commits); vs_passthrough = ÷ passthrough (goal ≥ 0.7);
+//	              vs_pgbench = ÷ charge_tps, pgbench running the reference's
+//	              own claim and finish statements (goal ≥ 0.5); insert_tps
+//	              (pgbench, single-row INSERTs) as before
+//	replays       replays/s of finished keys (one indexed read); vs_pgbench
+//	              = ÷ select_tps, pgbench's primary-key SELECT (goal ≥ 0.5)
 //	waiter_delay  p50/p99 of how long after its owner's answer a waiting
-//	              duplicate gets its own (aim p99 ≤ 10 ms)
+//	              duplicate gets its own (goal p99 ≤ 10 ms)
 //
 // Run: go test ./reference -run '^$' -bench BenchmarkReference -benchtime 5s
 func BenchmarkReference(b *testing.B) {
@@ -43,6 +50,22 @@ func BenchmarkReference(b *testing.B) {
 	url := e.replicas[0].url
 	client := &http.Client{Timeout: time.Minute, Transport: newTransport()}
 	insertTPS := pgbenchInsertTPS(b, e.dbURL)
+	limits := pgbenchChargeLimits(b, e.dbURL)
+	pass := e.startReplica(envOptions{hooks: passThrough(b, e.dbURL, e.gw.URL)})
+	var passPerSec float64
+
+	b.Run("passthrough", func(b *testing.B) {
+		tenant := uniq("sk_bench")
+		runClients(b, func(i int64) {
+			order := fmt.Sprintf("ord_pass_%s_%d", tenant, i)
+			r, err := post(client, pass.url, charge{tenant: tenant, key: order, body: chargeBody(order, 100)})
+			if err != nil || r.status != http.StatusCreated {
+				b.Fatalf("pass-through: %v %s", err, r)
+			}
+		})
+		passPerSec = float64(b.N) / b.Elapsed().Seconds()
+		b.ReportMetric(passPerSec, "charges/s")
+	})
 
 	b.Run("new_keys", func(b *testing.B) {
 		tenant := uniq("sk_bench")
@@ -57,6 +80,11 @@ func BenchmarkReference(b *testing.B) {
 		b.ReportMetric(perSec, "charges/s")
 		b.ReportMetric(insertTPS, "insert_tps")
 		b.ReportMetric(perSec/insertTPS, "ratio")
+		b.ReportMetric(limits.charge, "charge_tps")
+		b.ReportMetric(perSec/limits.charge, "vs_pgbench")
+		if passPerSec > 0 {
+			b.ReportMetric(perSec/passPerSec, "vs_passthrough")
+		}
 	})
 
 	// The database's share alone: claim + finish (two commits) per key,
@@ -105,7 +133,10 @@ func BenchmarkReference(b *testing.B) {
 					b.Fatalf("replay: %v %s", err, r)
 				}
 			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "replays/s")
+			perSec := float64(b.N) / b.Elapsed().Seconds()
+			b.ReportMetric(perSec, "replays/s")
+			b.ReportMetric(limits.selects, "select_tps")
+			b.ReportMetric(perSec/limits.selects, "vs_pgbench")
 		}
 	}
 	b.Run("replays", replays(url))
@@ -214,35 +245,17 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
-
 // pgbenchInsertTPS runs pgbench (16 clients, 5 s) on a one-table
 // single-row INSERT script against the benchmark's database: the most
 // commits per second this cluster can do, the physical limit for claims.
 func pgbenchInsertTPS(b *testing.B, dbURL string) float64 {
 	b.Helper()
-	pgbench := findPgbench(b)
-	ctx := context.Background()
 	db := openPool(b, dbURL)
-	if _, err := db.Exec(ctx, `CREATE TABLE IF NOT EXISTS pgbench_insert_limit (
+	if _, err := db.Exec(context.Background(), `CREATE TABLE IF NOT EXISTS pgbench_insert_limit (
 		id bigserial PRIMARY KEY, payload text NOT NULL)`); err != nil {
 		b.Fatal(err)
 	}
-	script := filepath.Join(b.TempDir(), "insert.sql")
-	if err := os.WriteFile(script, []byte("INSERT INTO pgbench_insert_limit (payload) VALUES ('x');\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	out, err := exec.Command(pgbench, "-n", "-c", strconv.Itoa(benchClients), "-j", "2", "-T", "5",
-		"-f", script, dbURL).CombinedOutput()
-	if err != nil {
-		b.Fatalf("pgbench: %v\n%s", err, out)
-	}
-	m := tpsLine.FindSubmatch(out)
-	if m == nil {
-		b.Fatalf("pgbench: no tps in output:\n%s", out)
-	}
-	tps, _ := strconv.ParseFloat(string(m[1]), 64)
-	return tps
+	return pgbenchTPS(b, dbURL, "insert.sql", "INSERT INTO pgbench_insert_limit (payload) VALUES ('x');\n")
 }
 
 // findPgbench uses the shared test cluster's binaries, or with DATABASE_URL
@@ -267,3 +280,85 @@ func findPgbench(b *testing.B) string {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// passThrough is the Charge hook of a server with no idempotency at all:
+// each request is charged under a fresh gateway key and its result written
+// to PostgreSQL in one INSERT (the order write every payment service
+// makes), then answered. The anchor for what idempotency costs.
+func passThrough(b *testing.B, dbURL, gatewayURL string) func(*reference.Server) reference.Hooks {
+	db := openPool(b, dbURL)
+	if _, err := db.Exec(context.Background(), `CREATE TABLE IF NOT EXISTS passthrough_orders (
+		order_id text PRIMARY KEY, charge_id text, status smallint NOT NULL, body bytea NOT NULL, created_at timestamptz NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	gw := reference.NewGateway(gatewayURL, "sk_test_reference", 10*time.Second)
+	return func(srv *reference.Server) reference.Hooks {
+		return reference.Hooks{Charge: func(ctx context.Context, req *reference.ChargeRequest) reference.Answer {
+			out := gw.Charge(ctx, reference.GatewayRequest{RequestID: reference.NewID("req_"), ChargeParams: req.Params})
+			if !out.Definitive() {
+				return reference.UnknownOutcome(out)
+			}
+			res, _ := reference.ResultFor(out, req.Params)
+			if _, err := db.Exec(ctx, `INSERT INTO passthrough_orders (order_id, charge_id, status, body, created_at)
+				VALUES ($1, NULLIF($2, ''), $3, $4, now())`, req.Params.OrderID, res.ChargeID, int16(res.Status), res.Body); err != nil {
+				return srv.Unavailable(err)
+			}
+			return reference.Answer{Result: &res}
+		}}
+	}
+}
+
+// chargeLimits are PostgreSQL's own limits, on the benchmark's cluster, for
+// the statements the reference runs: a charge's claim and finish (two
+// commits, as the reference makes them) and a replay's primary-key read.
+type chargeLimits struct{ charge, selects float64 }
+
+// pgbenchChargeLimits runs pgbench (16 clients, 5 s each) with the
+// reference's claim INSERT … ON CONFLICT DO NOTHING and its finishing
+// UPDATE on a copy of idempotency_keys, then with a primary-key SELECT of
+// one of 512 finished rows.
+func pgbenchChargeLimits(b *testing.B, dbURL string) chargeLimits {
+	b.Helper()
+	ctx := context.Background()
+	db := openPool(b, dbURL)
+	if _, err := db.Exec(ctx, `DROP TABLE IF EXISTS pgbench_keys;
+		CREATE TABLE pgbench_keys (LIKE idempotency_keys INCLUDING ALL);
+		INSERT INTO pgbench_keys (tenant, key_hash, fingerprint, state, request_id, lease_until, created_at, expires_at, forget_at,
+			response_status, response_body, charge_id)
+		SELECT 'replay', int8send(g), '\x00', 'succeeded', 'req_' || g, now(), now(), now() + interval '1 hour', now() + interval '1 day',
+			201, '{"id":"ch_1","status":"succeeded"}', 'ch_' || g FROM generate_series(1, 512) g`); err != nil {
+		b.Fatal(err)
+	}
+	claim := `\set k random(1, 9000000000000000000)
+INSERT INTO pgbench_keys (tenant, key_hash, idem_key, fingerprint, state, request_id, amount, currency, order_id, description, lease_owner, lease_until, created_at, expires_at, forget_at) VALUES ('bench', int8send(:k), 'key_' || :k, '\x0123456789abcdef0123456789abcdef', 'in_progress', 'req_' || :k, 100, 'usd', 'ord_' || :k, NULL, 'bench', now() + interval '2 seconds', now(), now() + interval '1 hour', now() + interval '1 day') ON CONFLICT (tenant, key_hash) DO NOTHING RETURNING 1;
+UPDATE pgbench_keys SET state = 'succeeded', response_status = 201, response_body = '{"id":"ch_1","status":"succeeded","amount":100}', charge_id = 'ch_' || :k, finished_at = now(), lease_owner = NULL WHERE tenant = 'bench' AND key_hash = int8send(:k) AND request_id = 'req_' || :k AND state IN ('in_progress', 'needs_recovery');
+`
+	read := `\set k random(1, 512)
+SELECT state, response_status, response_body, charge_id FROM pgbench_keys WHERE tenant = 'replay' AND key_hash = int8send(:k::bigint);
+`
+	return chargeLimits{charge: pgbenchTPS(b, dbURL, "charge.sql", claim), selects: pgbenchTPS(b, dbURL, "select.sql", read)}
+}
+
+var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+
+// pgbenchTPS runs script under pgbench (16 clients, 2 threads, 5 s, the
+// extended protocol with prepared statements, as pgx sends them) and
+// returns its transactions per second.
+func pgbenchTPS(b *testing.B, dbURL, name, script string) float64 {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), name)
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	out, err := exec.Command(findPgbench(b), "-n", "-M", "prepared", "-c", strconv.Itoa(benchClients), "-j", "2", "-T", "5",
+		"-f", path, dbURL).CombinedOutput()
+	if err != nil {
+		b.Fatalf("pgbench %s: %v\n%s", name, err, out)
+	}
+	m := tpsLine.FindSubmatch(out)
+	if m == nil {
+		b.Fatalf("pgbench %s: no tps in output:\n%s", name, out)
+	}
+	tps, _ := strconv.ParseFloat(string(m[1]), 64)
+	return tps
+}

@@ -75,7 +75,8 @@ type replica struct {
 type envOptions struct {
 	replicas int // default 1; negative: none (the test runs server processes)
 	clock    *fakeClock
-	config   func(*reference.Config) // adjusts each replica's config
+	config   func(*reference.Config)                 // adjusts each replica's config
+	hooks    func(*reference.Server) reference.Hooks // each replica's hooks (nil: the reference's)
 }
 
 var seq atomic.Int64
@@ -163,6 +164,9 @@ func (e *env) startReplica(o envOptions) *replica {
 	srv, err := reference.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if o.hooks != nil {
+		srv.SetHooks(o.hooks(srv))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
