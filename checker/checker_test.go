@@ -503,6 +503,35 @@ func TestP2_PastThePromiseTheOldBodyMayStillCount(t *testing.T) {
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
 }
 
+// TestP1_PastThePromiseARefusedBodyBindsNothing: a server that still
+// keeps the key past the promise refuses a different body (422) and then
+// replays the original body's charge to a retry of it: the refused body
+// did not become the key's (reference --docker seed 10 was judged P1
+// FAILED on exactly that). A server that forgot the key and charged the
+// different body anew is judged against that body, as before.
+func TestP1_PastThePromiseARefusedBodyBindsNothing(t *testing.T) {
+	b := newBuilder()
+	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, 10*time.Second
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	late := b.op("t", "k1", "ord", 12*time.Second, 12*time.Second+50*ms, 422, "")
+	late.Body, late.Amount = bodyOf("ord", 501, "usd"), 501
+	b.op("t", "k1", "ord", 13*time.Second, 13*time.Second+50*ms, 201, "ch_1")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+
+	b = newBuilder()
+	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, 10*time.Second
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	anew := b.op("t", "k1", "ord", 12*time.Second, 12*time.Second+50*ms, 201, "ch_2")
+	anew.Body, anew.Amount = bodyOf("ord", 501, "usd"), 501
+	b.op("t", "k1", "ord", 13*time.Second, 13*time.Second+50*ms, 201, "ch_1")
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b.charge("ch_2", "ord", 12*time.Second+20*ms, "succeeded")
+	if c, _ := checker.Check(b.history()).Find("P1"); c.Verdict != checker.Failed {
+		t.Errorf("P1 %s, want FAILED: the key was bound anew to the other body (%s)", c.Verdict, c.Note)
+	}
+}
+
 // P1 needs the server to have held the key's first body: a first request
 // answered 503 (its claim failed on a broken database connection) may have
 // left no record, so a later different body accepted is UNKNOWN, never

@@ -216,7 +216,7 @@ func (ix *index) splitEpochs(l *lineage) {
 		o.ep = cur
 	}
 	for _, e := range l.epochs {
-		e.ref = reference(e.ops)
+		e.ref = reference(stillBound(e))
 		for _, o := range e.ops {
 			o.equal = o.canon == e.ref.canon
 			if o.equal {
@@ -224,6 +224,27 @@ func (ix *index) splitEpochs(l *lineage) {
 			}
 		}
 	}
+}
+
+// stillBound is the requests of e from which its reference body is
+// picked. A later epoch opens because the server may have forgotten the
+// key, not because it must: a server that still keeps it refuses a
+// different body with 422 against the body it holds. Those refusals bind
+// nothing, so the epoch's reference is picked from its first request
+// that was not refused that way (all of them when every one was): a
+// server that kept the key, refused a different body past the promise
+// and then replayed the original body to its retry is not judged as if
+// the refused body were the key's.
+func stillBound(e *epoch) []*opInfo {
+	if e.seq == 0 {
+		return e.ops
+	}
+	for i, o := range e.ops {
+		if o.Outcome != history.Fail || o.Status != 422 {
+			return e.ops[i:]
+		}
+	}
+	return e.ops
 }
 
 // reference picks the request whose body the server took as the key's
