@@ -106,8 +106,9 @@ func (o *Options) defaults() {
 // interruption (ctx cancelled): Complete says whether the run finished.
 func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Report, err error) {
 	opts.defaults()
-	if in := *tg; opts.NoTimeFaults {
-		in.NoTimeFaults = true
+	if in := *tg; opts.NoTimeFaults || opts.Mode == "docker" {
+		in.NoTimeFaults = in.NoTimeFaults || opts.NoTimeFaults
+		in.Containers = in.Containers || opts.Mode == "docker"
 		tg = &in
 	}
 	rep = newReport(tg, opts)

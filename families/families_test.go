@@ -395,6 +395,35 @@ func TestLateRetry_TimeFaultsByDefault(t *testing.T) {
 	}
 }
 
+// TestLateRetry_TimeFaultsRarerInContainers: against containers, where a
+// relaunch takes seconds, late-retry draws its time faults a quarter as
+// often (far fewer examples in 1000 carry one).
+func TestLateRetry_TimeFaultsRarerInContainers(t *testing.T) {
+	count := func(containers bool) (n int) {
+		tg := testTarget(t, wideWindow)
+		tg.Needs = []string{"postgres"}
+		tg.Containers = containers
+		fam, err := families.FamilyByName("late-retry")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen := rapid.Custom(func(rt *rapid.T) scenarios.Scenario { return fam.Gen(rt, tg, 2) })
+		for seed := range 1000 { // fixed seeds: the count is the same every run
+			if slices.ContainsFunc(gen.Example(seed).Steps, func(s scenarios.Step) bool {
+				return s.Fault != nil && (s.Fault.Kind == "clock_skew" || s.Fault.Kind == "db_timezone")
+			}) {
+				n++
+			}
+		}
+		return n
+	}
+	processes, containers := count(false), count(true)
+	t.Logf("examples with a time fault in 1000: %d against processes, %d against containers", processes, containers)
+	if containers == 0 || containers > processes/3 {
+		t.Errorf("examples with a time fault in 1000: %d against processes, %d against containers; want about a quarter as many against containers", processes, containers)
+	}
+}
+
 // TestLateRetry_PartFitsTheRoomAndProbesPastTheTTL: a policy whose
 // window does not fit (ttl 20s, retry window 60s, 48s of room) is played
 // in part: every example fits the room, and its probes reach past the

@@ -51,6 +51,11 @@ type Target struct {
 	// (certify --time-faults=false): late-retry then draws neither
 	// clock_skew nor db_timezone (see families.drawClockFaults).
 	NoTimeFaults bool `yaml:"-"`
+	// Containers is set by a run whose replicas are containers (certify
+	// --docker): relaunching one there replaces its container (seconds,
+	// not a fraction of one), so late-retry draws its time faults, which
+	// relaunch a replica twice, less often (see families.drawClockFaults).
+	Containers bool `yaml:"-"`
 }
 
 // Start is the command line and environment of one replica.
