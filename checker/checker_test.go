@@ -489,18 +489,25 @@ func TestExpiry_SlowRequestMayReachTheServerPastTheTTL(t *testing.T) {
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{"M1": checker.Unknown, "M4": checker.Unknown, "E1": checker.Unknown})
 }
 
+// pastThePromise is a key charged as ch_1 (TTL 1s, retry window 10s)
+// and the same key sent 12s later with another amount, answered status
+// (with charge, "" for none).
+func pastThePromise(status int, charge string) *builder {
+	b := newBuilder()
+	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, 10*time.Second
+	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+	late := b.op("t", "k1", "ord", 12*time.Second, 12*time.Second+50*ms, status, charge)
+	late.Body, late.Amount = bodyOf("ord", 501, "usd"), 501
+	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	return b
+}
+
 // TestP2_PastThePromiseTheOldBodyMayStillCount: a different body sent
 // after the promise ended opens a new epoch of its own, but a server that
 // still keeps the key (allowed) refuses it against the first body: not P2,
 // however late the example was played.
 func TestP2_PastThePromiseTheOldBodyMayStillCount(t *testing.T) {
-	b := newBuilder()
-	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, 10*time.Second
-	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
-	late := b.op("t", "k1", "ord", 12*time.Second, 12*time.Second+50*ms, 422, "")
-	late.Body, late.Amount = bodyOf("ord", 501, "usd"), 501
-	b.charge("ch_1", "ord", 50*ms, "succeeded")
-	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+	expectVerdicts(t, checker.Check(pastThePromise(422, "").history()), map[string]checker.Verdict{})
 }
 
 // TestP1_PastThePromiseARefusedBodyBindsNothing: a server that still
@@ -510,23 +517,13 @@ func TestP2_PastThePromiseTheOldBodyMayStillCount(t *testing.T) {
 // FAILED on exactly that). A server that forgot the key and charged the
 // different body anew is judged against that body, as before.
 func TestP1_PastThePromiseARefusedBodyBindsNothing(t *testing.T) {
-	b := newBuilder()
-	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, 10*time.Second
-	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
-	late := b.op("t", "k1", "ord", 12*time.Second, 12*time.Second+50*ms, 422, "")
-	late.Body, late.Amount = bodyOf("ord", 501, "usd"), 501
+	b := pastThePromise(422, "")
 	b.op("t", "k1", "ord", 13*time.Second, 13*time.Second+50*ms, 201, "ch_1")
-	b.charge("ch_1", "ord", 50*ms, "succeeded")
 	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
 
-	b = newBuilder()
-	b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, 10*time.Second
-	b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
-	anew := b.op("t", "k1", "ord", 12*time.Second, 12*time.Second+50*ms, 201, "ch_2")
-	anew.Body, anew.Amount = bodyOf("ord", 501, "usd"), 501
-	b.op("t", "k1", "ord", 13*time.Second, 13*time.Second+50*ms, 201, "ch_1")
-	b.charge("ch_1", "ord", 50*ms, "succeeded")
+	b = pastThePromise(201, "ch_2")
 	b.charge("ch_2", "ord", 12*time.Second+20*ms, "succeeded")
+	b.op("t", "k1", "ord", 13*time.Second, 13*time.Second+50*ms, 201, "ch_1")
 	if c, _ := checker.Check(b.history()).Find("P1"); c.Verdict != checker.Failed {
 		t.Errorf("P1 %s, want FAILED: the key was bound anew to the other body (%s)", c.Verdict, c.Note)
 	}
