@@ -37,3 +37,23 @@ func TestRunFamily_CrashesNotJudgedWithoutGatewayIdempotency(t *testing.T) {
 		t.Errorf("report gateway %+v, replay target %q", rep.Gateway, targetArg(rep))
 	}
 }
+
+// TestRunFamily_PolicyWithNoRoomForTheFamilyIsUnknown: among the default
+// families, one whose question the target's policy leaves no room for
+// (crash-window against a promise of a second: its retries would land
+// past it, exact-ttl) is not played, and its checks stay UNKNOWN naming
+// the policy value to change; never a verdict on examples it could not
+// judge.
+func TestRunFamily_PolicyWithNoRoomForTheFamilyIsUnknown(t *testing.T) {
+	tg := &target.Target{Name: "t", Policy: target.Policy{TTL: time.Second, RetryWindow: time.Second, RecoveryWindow: 2 * time.Second, MaxWait: time.Second}}
+	opts := Options{Families: families.MustSelect("crash-window")}
+	opts.defaults()
+	c := newCertification(tg, nil, newReport(tg, opts), time.Now(), opts)
+	fr := c.families[0]
+	c.runFamily(context.Background(), fr)
+	res := fr.result()
+	m6, _ := res.Find("M6")
+	if fr.Scenarios != 0 || res.Verdict != checker.Unknown || m6.Verdict != checker.Unknown || !strings.Contains(fr.Note, "policy.recovery_window") {
+		t.Errorf("%d scenarios, %s, M6 %s, note %q", fr.Scenarios, res.Verdict, m6.Verdict, fr.Note)
+	}
+}

@@ -73,10 +73,9 @@
 // epoch, forever. Each epoch has a reference body, the first body sent; when
 // requests with different bodies raced the first one, the body the server
 // accepted (2xx, else a non-422 failure) is taken as the one it saw first.
-// In a later epoch, requests refused with 422 before any other answer bind
-// nothing (a server that still keeps the key refuses a different body
-// against the one it holds): the reference is the first body not so
-// refused.
+// In a later epoch, requests refused with 400 (invalid) or 422 (a server
+// that still keeps the key refusing a different body) before any other
+// answer bind nothing: the reference is the first body not so refused.
 // Requests carrying the reference body (canonically) are the epoch's
 // "equal" requests; the others are "mutated".
 //

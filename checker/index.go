@@ -228,19 +228,21 @@ func (ix *index) splitEpochs(l *lineage) {
 
 // stillBound is the requests of e from which its reference body is
 // picked. A later epoch opens because the server may have forgotten the
-// key, not because it must: a server that still keeps it refuses a
-// different body with 422 against the body it holds. Those refusals bind
-// nothing, so the epoch's reference is picked from its first request
-// that was not refused that way (all of them when every one was): a
-// server that kept the key, refused a different body past the promise
-// and then replayed the original body to its retry is not judged as if
-// the refused body were the key's.
+// key, not because it must, and its first request may be any of the
+// workload's: a body the server refuses as invalid (400, before it looks
+// at the key) or, still keeping the key, as different from the one it
+// holds (422). Those refusals bind nothing, so the epoch's reference is
+// picked from its first request not refused that way (all of them when
+// every one was): a server that kept the key, refused a different body
+// past the promise and replayed the original body's charge to a retry,
+// or that forgot the key, refused an invalid body and then charged a
+// valid one anew, is not judged as if the refused body were the key's.
 func stillBound(e *epoch) []*opInfo {
 	if e.seq == 0 {
 		return e.ops
 	}
 	for i, o := range e.ops {
-		if o.Outcome != history.Fail || o.Status != 422 {
+		if o.Outcome != history.Fail || (o.Status != 400 && o.Status != 422) {
 			return e.ops[i:]
 		}
 	}
