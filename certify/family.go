@@ -79,17 +79,7 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	}
 	start := agg.start
 	budget := deadline.Sub(start)
-	// An example still in flight at the hard end is cut there, as Ctrl-C
-	// cuts it: its unanswered requests are not evidence, and its faults
-	// are healed. A family starts no example that would outlast its
-	// deadline, but the gate (another example's disruption) and a crash
-	// wave's convergence (counted from the last heal it lived through)
-	// stretch examples: at --budget 50s, certifications ended at 62 and
-	// 63 s with a late-retry or crash-window example still waiting.
-	hard := deadline.Add(Overrun - endReserve)
-	ectx, cancel := context.WithDeadline(ctx, hard)
-	defer cancel()
-	prop := &search.Property{Runner: c.runner, Family: fam, Target: played, Replicas: c.runner.Env.Replicas(), Ctx: ectx, OnExample: func(ex search.Example) {
+	prop := &search.Property{Runner: c.runner, Family: fam, Target: played, Replicas: c.runner.Env.Replicas(), Ctx: ctx, OnExample: func(ex search.Example) {
 		n, v := agg.add(ex)
 		if opts.Progress != nil {
 			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget})
@@ -107,7 +97,8 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	if fam.Workers > 0 {
 		workers = min(workers, fam.Workers)
 	}
-	seeds, failSeed, confirmed, err := search.Explore(ectx, prop, seed, uint64(opts.ShardCount), workers, deadline, hard, shrink)
+	hard := deadline.Add(Overrun - endReserve)
+	seeds, failSeed, confirmed, err := search.Explore(ctx, prop, seed, uint64(opts.ShardCount), workers, deadline, hard, shrink)
 	fr.Verdict = string(agg.result().Verdict)
 	fr.Scenarios, fr.Seeds, fr.FailSeed = agg.count(), seeds, failSeed
 	fr.Duration, fr.FirstFailure = reports.Duration(time.Since(start)), reports.Duration(agg.firstFailure())
@@ -130,9 +121,6 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 		}
 	} else if late := agg.lateFailure(); late != nil {
 		fr.setFailure(late) // found by watchLate: nothing the client sent made that charge, so it is not shrunk
-	}
-	if n := prop.Cut(); n > 0 && ctx.Err() == nil {
-		fr.Note = strings.TrimPrefix(fr.Note+"; ", "; ") + fmt.Sprintf("%d example(s) still in flight %s past the budget were cut there and are not evidence", n, Overrun-endReserve)
 	}
 	if err := agg.unplayed(); err != nil && fr.Note == "" {
 		fr.Note = "an example could not be played to its end, so its evidence is incomplete: " + err.Error()

@@ -59,7 +59,6 @@ type Property struct {
 	confirming bool
 	played     int
 	unplayble  int
-	cut        int // examples the context ended before they were played out
 }
 
 // target is the target the generator sees.
@@ -104,9 +103,6 @@ func (p *Property) Judge(sc scenarios.Scenario) (ex Example, ok bool) {
 	start := time.Now()
 	h, err := p.Runner.Run(ctx, sc)
 	if ctx.Err() != nil {
-		p.mu.Lock()
-		p.cut++
-		p.mu.Unlock()
 		return Example{}, false
 	}
 	ex = Example{Scenario: sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}
@@ -152,14 +148,6 @@ func (p *Property) Played() (played, unplayable int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.played, p.unplayble
-}
-
-// Cut counts the examples that the property's context ended before they
-// were played out: not evidence, and not noted.
-func (p *Property) Cut() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.cut
 }
 
 // FirstFailed is the id of the first FAILED check, in the checker's order.
