@@ -179,11 +179,9 @@
 //     replica's process and links, the gateway for its order, shared
 //     services) had no fault active or recovering, whatever other links
 //     suffered; a fault that only slows (class history.Slows) excuses no
-//     5xx that came back before max_wait × 0.5. While a replica's clock
-//     was skewed (class history.Skews with a Skew), an immediate 409 or a
-//     5xx to a duplicate is excused: a lease stamped by a clock behind
-//     its peers' looks expired to them, so a correct server may take the
-//     key over and find its owner still calling the gateway.
+//     5xx that came back before max_wait × 0.5. A replica's skewed clock
+//     (class history.Skews) excuses nothing: leases stamped on one clock
+//     (the database's) hold whatever the replicas' clocks say.
 //     A 409 after the owner finished (a crashed owner's lock) is fine. A
 //     429 or 423 with Retry-After is a legitimate "busy" answer.
 //   - R4 (INFORMATIONAL): among 2xx answers naming one charge in an epoch,

@@ -93,11 +93,9 @@ const waitTolerance = 0.5
 // other links: the owner being slow is exactly when a duplicate must wait.
 // A 5xx while this request's own path was disrupted is excused. A 409
 // after the owner finished (a crashed owner's lock) or after waiting is
-// fine. So is an immediate 409 or a 5xx while some replica's clock was
-// skewed (history.Skews with a Skew): a lease stamped by a clock behind
-// its peers' looks expired to them at once, and a server that takes such
-// a key over finds its owner still calling the gateway, which is the
-// skew's doing, not the server's wait.
+// fine. A replica's skewed clock excuses nothing here: a server that
+// stamps its leases on one clock (its database's) waits for the owner
+// whatever its replicas' clocks say, as the reference does.
 func (ix *index) r3() CheckResult {
 	c := newCheck("R3")
 	dups := 0
@@ -127,8 +125,6 @@ func (ix *index) inFlightAnswer(o *opInfo, dup bool, ownerDone, minWait time.Dur
 	switch {
 	case o.Status == 409 && o.RetryAfter == "":
 		return "got 409 without Retry-After"
-	case dup && ix.skewIn("", o.Invoke, o.Complete) > 0:
-		return ""
 	case o.Status == 409 && dup && waited < minWait && ownerDone > o.Complete:
 		return fmt.Sprintf("got 409 after %v while the owner was still in flight; the target waits up to %v", waited, ix.pol.MaxWait)
 	case o.Status >= 500 && dup && !ix.ownPathDisturbed(o, waited >= minWait):

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -50,7 +51,47 @@ func OffsetClock(offset time.Duration) func() time.Time {
 // a client reads the skew there.
 func (s *Server) dated(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
+		w.Header().Set("Date", s.wall().UTC().Format(http.TimeFormat))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Clocked is a store that can read its database's clock. With
+// Config.StoreClock a server reads it when it starts and before every
+// sweep, and stamps every stored time and compares every lease and expiry
+// on it instead of its own: replicas whose system clocks disagree then
+// agree on when a lease runs out and when a key expires.
+type Clocked interface {
+	Clock(ctx context.Context) (time.Time, error)
+}
+
+// now is the clock of every stored time and every lease and expiry
+// comparison: the replica's own (Config.Now), moved onto the store's when
+// Config.StoreClock is set and the store is Clocked.
+func (s *Server) now() time.Time { return s.wall().Add(time.Duration(s.offset.Load())) }
+
+// alignClock measures the store's clock against the replica's own, taking
+// the middle of the round trip as the moment the store read it. A failed
+// reading keeps the last offset (the database unreachable is not a clock
+// change). It is a no-op without Config.StoreClock or a Clocked store.
+func (s *Server) alignClock(ctx context.Context) {
+	c, ok := s.store.(Clocked)
+	if !s.cfg.StoreClock || !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	before := s.wall()
+	at, err := c.Clock(ctx)
+	after := s.wall()
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("reading the store's clock", "err", err)
+		}
+		return
+	}
+	offset := at.Sub(before.Add(after.Sub(before) / 2))
+	if old := time.Duration(s.offset.Swap(int64(offset))); (old - offset).Abs() > 100*time.Millisecond {
+		s.log.Info("store clock", "offset", offset.Round(time.Millisecond))
+	}
 }

@@ -1,6 +1,7 @@
 package reference_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -42,5 +43,40 @@ func TestServer_DatesAnswersByItsOwnClock(t *testing.T) {
 	}
 	if off := d.Sub(before.Truncate(time.Second)); off < -91*time.Second || off > -89*time.Second {
 		t.Errorf("Date is %s off the real clock, want about -90s", off)
+	}
+}
+
+// A replica whose system clock is 90s behind stamps its keys on the
+// database's clock with StoreClock, and on its own without: the lease a
+// skewed replica writes would otherwise run out 90s early for its peers.
+func TestServer_StoreClockStampsOnTheDatabasesTime(t *testing.T) {
+	for _, aligned := range []bool{true, false} {
+		e := newEnv(t, envOptions{config: func(c *reference.Config) {
+			c.Now = reference.OffsetClock(-90 * time.Second)
+			c.StoreClock = aligned
+		}})
+		order := uniq("order")
+		r := e.mustPost(e.replicas[0].url, charge{tenant: "t1", key: uniq("clock"), body: chargeBody(order, 100)})
+		if r.status != http.StatusCreated {
+			t.Fatalf("charge: %s", r)
+		}
+		var off time.Duration
+		if err := e.db.QueryRow(context.Background(),
+			`SELECT (extract(epoch FROM created_at - clock_timestamp()) * 1e6)::bigint * 1000 FROM idempotency_keys WHERE order_id = $1`, order).Scan(&off); err != nil {
+			t.Fatal(err)
+		}
+		if aligned && (off < -5*time.Second || off > time.Second) {
+			t.Errorf("StoreClock: created_at is %s off the database's clock, want within a few seconds", off)
+		}
+		if !aligned && (off > -85*time.Second || off < -95*time.Second) {
+			t.Errorf("without StoreClock: created_at is %s off the database's clock, want about -90s", off)
+		}
+		d, err := http.ParseTime(r.header.Get("Date"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if off := time.Until(d); off > -85*time.Second {
+			t.Errorf("Date is %s off the real clock, want about -90s: the Date header keeps the replica's own clock", off)
+		}
 	}
 }

@@ -71,6 +71,12 @@ type Config struct {
 	// Now is the clock that every stored time and every lease and expiry
 	// comparison uses; default time.Now. Waiting uses real timers.
 	Now func() time.Time
+	// StoreClock moves Now onto the store's clock when the store can read
+	// it (Clocked; PostgresStore can): the server measures the offset when
+	// Run starts and before every sweep. Replicas whose system clocks
+	// disagree (a clock skewed by seconds) then agree on leases and expiry,
+	// as if they shared one clock. The Date header keeps Now.
+	StoreClock bool
 	// Logger receives structured logs; default slog.Default().
 	Logger *slog.Logger
 	// Registry receives the metrics and serves /metrics; default a fresh

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -29,8 +30,11 @@ type Server struct {
 	gw     *Gateway
 	m      *Metrics
 	log    *slog.Logger
-	now    func() time.Time
+	wall   func() time.Time // the replica's own clock (Config.Now)
 	hooks  Hooks
+	// offset is the store's clock minus wall, as last measured
+	// (Config.StoreClock); 0 when the store's clock is not used.
+	offset atomic.Int64
 }
 
 // New builds a server. It does no I/O; call Run for the notification
@@ -42,16 +46,17 @@ func New(cfg Config) (*Server, error) {
 	}
 	log := cfg.Logger.With("replica", cfg.ReplicaID)
 	store := cfg.Store
-	return &Server{
-		cfg:    cfg,
-		store:  store,
-		keeper: NewKeeper(store, cfg.ReplicaID, cfg.Lease, cfg.Now, log),
-		hub:    NewHub(store, log),
-		gw:     cfg.Gateway,
-		m:      NewMetrics(cfg.Registry),
-		log:    log,
-		now:    cfg.Now,
-	}, nil
+	s := &Server{
+		cfg:   cfg,
+		store: store,
+		hub:   NewHub(store, log),
+		gw:    cfg.Gateway,
+		m:     NewMetrics(cfg.Registry),
+		log:   log,
+		wall:  cfg.Now,
+	}
+	s.keeper = NewKeeper(store, cfg.ReplicaID, cfg.Lease, s.now, log)
+	return s, nil
 }
 
 // Store is the server's key store adapter, for tests and variants.
@@ -93,6 +98,7 @@ func serveUnknown(w http.ResponseWriter, r *http.Request) {
 // Run runs the notification listener and, unless disabled, the sweeper,
 // until ctx ends.
 func (s *Server) Run(ctx context.Context) error {
+	s.alignClock(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { s.hub.Run(ctx) })
 	if s.cfg.SweepInterval > 0 {

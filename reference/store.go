@@ -15,8 +15,9 @@ import (
 // A key is (tenant, key hash). Its record is unresolved (in_progress or
 // needs_recovery: the gateway's answer is not known here) or terminal
 // (succeeded or failed: a stored Result). Every time is the caller's `now`
-// (Config.Now), never the database's clock, so leases and expiry follow one
-// clock and tests drive them with a fake one. Each method is atomic on its
+// (Config.Now, moved onto the database's clock by Config.StoreClock), never
+// read by a statement, so leases and expiry follow one clock and tests drive
+// them with a fake one. Each method is atomic on its
 // key: concurrent calls on one key, from any replica, behave as if run one
 // after the other. A method that cannot tell whether its write happened
 // returns an error; the flow answers 503 and the client's retry finds out.

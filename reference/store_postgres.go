@@ -38,6 +38,13 @@ type PostgresStore struct {
 // NewPostgresStore returns the adapter over pool. Migrate must have run.
 func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore { return &PostgresStore{pool: pool} }
 
+// Clock reads the database's clock (Clocked).
+func (p *PostgresStore) Clock(ctx context.Context) (time.Time, error) {
+	var t time.Time
+	err := p.pool.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&t)
+	return t, err
+}
+
 // Ping checks that the database answers.
 func (s *PostgresStore) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 

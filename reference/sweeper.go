@@ -77,6 +77,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepStats, error) {
 
 func (s *Server) sweepLoop(ctx context.Context) {
 	repeat(ctx, s.cfg.SweepInterval, s.cfg.SweepInterval, func() bool {
+		s.alignClock(ctx)
 		st, err := s.SweepOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("sweep failed", "err", err)

@@ -251,6 +251,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		RecoveryAfter:    o.recoveryAfter,
 		GatewayKeyWindow: o.gatewayKeyWindow,
 		Now:              reference.OffsetClock(o.clockOffset),
+		StoreClock:       true,
 		Logger:           log,
 		Registry:         reg,
 	})
