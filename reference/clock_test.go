@@ -3,6 +3,7 @@ package reference_test
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,5 +79,56 @@ func TestServer_StoreClockStampsOnTheDatabasesTime(t *testing.T) {
 		if off := time.Until(d); off > -85*time.Second {
 			t.Errorf("Date is %s off the real clock, want about -90s: the Date header keeps the replica's own clock", off)
 		}
+	}
+}
+
+// slowFirstClock is the reference's store whose first clock reading takes
+// a second longer, as the first statement on a new pool waits for its
+// connection.
+type slowFirstClock struct {
+	*reference.PostgresStore
+	reads atomic.Int32
+}
+
+func (s *slowFirstClock) Clock(ctx context.Context) (time.Time, error) {
+	if s.reads.Add(1) == 1 {
+		time.Sleep(time.Second) // the connection's latency, not a synchronisation
+	}
+	return s.PostgresStore.Clock(ctx)
+}
+
+// A slow first reading of the database's clock does not move the
+// replica's clock: the alignment keeps the reading with the shortest
+// round trip (a midpoint of the slow one would put it 0.5s ahead, and
+// ahead of its peers a replica takes over their fresh claims).
+func TestServer_StoreClockKeepsTheShortestRoundTrip(t *testing.T) {
+	var clock *slowFirstClock
+	e := newEnv(t, envOptions{config: func(c *reference.Config) {
+		clock = &slowFirstClock{PostgresStore: reference.NewPostgresStore(c.Pool)}
+		c.Store, c.StoreClock = clock, true
+	}})
+	if n := clock.reads.Load(); n < 2 {
+		t.Fatalf("the store's clock was read %d times when the server started, want several", n)
+	}
+	dbNow := func() (at time.Time) {
+		if err := e.db.QueryRow(context.Background(), "SELECT clock_timestamp()").Scan(&at); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	order := uniq("order")
+	before := dbNow()
+	r := e.mustPost(e.replicas[0].url, charge{tenant: "t1", key: uniq("clock"), body: chargeBody(order, 100)})
+	after := dbNow()
+	if r.status != http.StatusCreated {
+		t.Fatalf("charge: %s", r)
+	}
+	var created time.Time
+	if err := e.db.QueryRow(context.Background(), "SELECT created_at FROM idempotency_keys WHERE order_id = $1", order).Scan(&created); err != nil {
+		t.Fatal(err)
+	}
+	if slack := 100 * time.Millisecond; created.Before(before.Add(-slack)) || created.After(after.Add(slack)) {
+		t.Errorf("created_at %s is outside the charge's time on the database's clock [%s, %s]: the slow reading moved the replica's clock",
+			created.Format("15:04:05.000"), before.Format("15:04:05.000"), after.Format("15:04:05.000"))
 	}
 }
