@@ -15,7 +15,10 @@ type Store struct {
 	db *sql.DB
 }
 
-var _ reference.Store = (*Store)(nil)
+var (
+	_ reference.Store   = (*Store)(nil)
+	_ reference.Clocked = (*Store)(nil)
+)
 
 // New returns the adapter over db (see Open); Migrate must have run.
 func New(db *sql.DB) *Store { return &Store{db: db} }
@@ -25,6 +28,14 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Clock reads the database's clock in UTC, whatever the session's zone:
+// reference.Clocked.
+func (s *Store) Clock(ctx context.Context) (time.Time, error) {
+	var t time.Time
+	err := s.db.QueryRowContext(ctx, "SELECT UTC_TIMESTAMP(6)").Scan(&t)
+	return t, err
+}
 
 // unresolved is the SQL condition of a key whose outcome is not known.
 const unresolved = `state IN ('in_progress', 'needs_recovery')`

@@ -68,6 +68,9 @@ func RecordKey(tenant string, keyHash []byte) string {
 // Ping checks that Redis answers.
 func (s *Store) Ping(ctx context.Context) error { return s.client.Ping(ctx).Err() }
 
+// Clock reads Redis's clock (TIME): reference.Clocked.
+func (s *Store) Clock(ctx context.Context) (time.Time, error) { return s.client.Time(ctx).Result() }
+
 // ttl is a Redis PX argument: d in milliseconds, rounded up, at least 1.
 func ttl(d time.Duration) int64 { return int64(max(1, (d+time.Millisecond-1)/time.Millisecond)) }
 

@@ -15,6 +15,8 @@
 //   - Register: a waiter on an unresolved key is woken after a finish.
 //   - Expire and Reclaim: compaction into tombstones, forgetting, reuse.
 //   - Keeper: a renewed lease is never taken over.
+//   - Clock (a reference.Clocked store): the database's clock, an instant
+//     whatever its session's zone.
 //
 // Only tests import it.
 package storetest
@@ -53,6 +55,27 @@ var cases = []struct {
 	{"ExpiryCompactsThenForgets", expiryCompactsThenForgets},
 	{"ReclaimOnlyAForgottenKey", reclaimOnlyAForgottenKey},
 	{"KeeperRenewsTheLease", keeperRenewsTheLease},
+	{"ClockIsTheDatabases", clockIsTheDatabases},
+}
+
+// clockIsTheDatabases: a Clocked store reads its database's clock, which
+// on this machine is the test's own within a second; a store that cannot
+// read it is not Clocked, and skips.
+func clockIsTheDatabases(t *testing.T, newStore NewStore) {
+	c, ok := newStore(t).(reference.Clocked)
+	if !ok {
+		t.Skip("the store does not read its database's clock (reference.Clocked)")
+	}
+	before := time.Now()
+	at, err := c.Clock(t.Context())
+	after := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at.Before(before.Add(-time.Second)) || at.After(after.Add(time.Second)) {
+		t.Errorf("Clock = %s, want within a second of [%s, %s]: the database's clock on this machine, as an instant",
+			at.Format(time.RFC3339Nano), before.Format(time.RFC3339Nano), after.Format(time.RFC3339Nano))
+	}
 }
 
 var seq atomic.Int64
