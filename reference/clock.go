@@ -51,7 +51,7 @@ func OffsetClock(offset time.Duration) func() time.Time {
 // a client reads the skew there.
 func (s *Server) dated(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Date", s.wall().UTC().Format(http.TimeFormat))
+		w.Header().Set("Date", s.cfg.Now().UTC().Format(http.TimeFormat))
 		next.ServeHTTP(w, r)
 	})
 }
@@ -68,7 +68,7 @@ type Clocked interface {
 // now is the clock of every stored time and every lease and expiry
 // comparison: the replica's own (Config.Now), moved onto the store's when
 // Config.StoreClock is set and the store is Clocked.
-func (s *Server) now() time.Time { return s.wall().Add(time.Duration(s.offset.Load())) }
+func (s *Server) now() time.Time { return s.cfg.Now().Add(time.Duration(s.offset.Load())) }
 
 // alignClock measures the store's clock against the replica's own, NTP's
 // way: of clockSamples readings it keeps the one with the shortest round
@@ -89,12 +89,12 @@ func (s *Server) alignClock(ctx context.Context) {
 	var offset, best time.Duration
 	var err error
 	for range clockSamples {
-		before := s.wall()
+		before := s.cfg.Now()
 		var at time.Time
 		if at, err = c.Clock(ctx); err != nil {
 			break
 		}
-		after := s.wall()
+		after := s.cfg.Now()
 		if rtt := after.Sub(before); best == 0 || rtt < best {
 			best, offset = max(rtt, 1), at.Sub(before.Add(rtt/2))
 		}

@@ -30,9 +30,8 @@ type Server struct {
 	gw     *Gateway
 	m      *Metrics
 	log    *slog.Logger
-	wall   func() time.Time // the replica's own clock (Config.Now)
 	hooks  Hooks
-	// offset is the store's clock minus wall, as last measured
+	// offset is the store's clock minus the replica's own (Config.Now), as last measured
 	// (Config.StoreClock); 0 when the store's clock is not used.
 	offset atomic.Int64
 }
@@ -53,7 +52,6 @@ func New(cfg Config) (*Server, error) {
 		gw:    cfg.Gateway,
 		m:     NewMetrics(cfg.Registry),
 		log:   log,
-		wall:  cfg.Now,
 	}
 	s.keeper = NewKeeper(store, cfg.ReplicaID, cfg.Lease, s.now, log)
 	return s, nil
