@@ -136,3 +136,80 @@ func TestDisruptive_Spans(t *testing.T) {
 		}
 	}
 }
+
+// TestGate_RelaunchWaitsForARecoveringWave: a relaunch (a moved clock or
+// zone) waits while a crash wave recovers, and takes the gate once the
+// wave ends; a second wave does not start while that relaunch waits.
+func TestGate_RelaunchWaitsForARecoveringWave(t *testing.T) {
+	ctx := context.Background()
+	g := NewGate()
+	wave, relauncher, next := &execution{}, &execution{}, &execution{}
+	if err := g.holdRecovery(ctx, wave); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.disrupt(ctx, wave); err != nil { // the wave's strikes
+		t.Fatal(err)
+	}
+	g.restore(wave) // strikes over: the wave waits out its recovery window
+	relaunched := make(chan struct{})
+	go func() {
+		if err := g.disruptMomentarily(ctx, relauncher); err != nil {
+			t.Error(err)
+		}
+		close(relaunched)
+	}()
+	waiting := make(chan struct{})
+	go func() {
+		for {
+			g.mu.Lock()
+			n := g.relaunches
+			g.mu.Unlock()
+			if n == 1 {
+				close(waiting)
+				return
+			}
+			time.Sleep(time.Millisecond) // polling a condition, bounded by within
+		}
+	}()
+	within(t, waiting, 5*time.Second, "the relaunch waits")
+	if closed(relaunched) {
+		t.Fatal("a replica was relaunched during a crash wave's recovery")
+	}
+	nextHeld := make(chan struct{})
+	go func() {
+		if err := g.holdRecovery(ctx, next); err != nil {
+			t.Error(err)
+		}
+		close(nextHeld)
+	}()
+	g.endRecovery(wave)
+	within(t, relaunched, 5*time.Second, "the relaunch after the wave recovered")
+	if closed(nextHeld) {
+		t.Fatal("the next wave started while a relaunch waited")
+	}
+	g.restore(relauncher)
+	within(t, nextHeld, 5*time.Second, "the next wave after the relaunch")
+	// A relaunch given up (its context ended) stops holding waves back.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := g.disruptMomentarily(cctx, relauncher); err == nil {
+		t.Fatal("relaunched during a wave's recovery with its context ended")
+	}
+	g.endRecovery(next)
+	if err := g.holdRecovery(ctx, wave); err != nil {
+		t.Fatal(err)
+	}
+	if g.relaunches != 0 || g.owner != nil || g.recovering != wave {
+		t.Fatalf("gate: relaunches %d owner %v recovering %v", g.relaunches, g.owner, g.recovering)
+	}
+}
+
+// TestRecovers: only a scenario that waits out a recovery window holds it.
+func TestRecovers(t *testing.T) {
+	if recovers(scenarios.Scenario{Steps: []scenarios.Step{{Wait: &scenarios.Wait{TTL: 1}}}}) {
+		t.Error("a TTL wait holds no recovery")
+	}
+	if !recovers(scenarios.Scenario{Steps: []scenarios.Step{{Send: &scenarios.Send{Key: "k"}}, {Wait: &scenarios.Wait{Recovery: true}}}}) {
+		t.Error("a crash wave holds the recovery")
+	}
+}

@@ -74,7 +74,14 @@ func (r *Runner) Run(ctx context.Context, sc scenarios.Scenario) (*history.Histo
 	defer p.client.Close()
 	r.enter(p)
 	defer r.exit(p)
-	err := p.steps(ctx)
+	var err error
+	if r.Gate != nil && recovers(sc) {
+		err = r.Gate.holdRecovery(ctx, p)
+		defer r.Gate.endRecovery(p) // once its payments have converged
+	}
+	if err == nil {
+		err = p.steps(ctx)
+	}
 	if cerr := p.cleanup(ctx); err == nil {
 		err = cerr
 	}
@@ -195,7 +202,7 @@ func (p *execution) steps(ctx context.Context) error {
 		}
 		alone := i > last && p.r.Gate != nil && momentary(p.sc, s)
 		if alone {
-			if err := p.r.Gate.disrupt(ctx, p); err != nil {
+			if err := p.r.Gate.disruptMomentarily(ctx, p); err != nil {
 				return fmt.Errorf("step %d (%s): %w", i, s, err)
 			}
 		}
@@ -614,7 +621,7 @@ func (p *execution) cleanup(ctx context.Context) error {
 		// A momentary fault left active (the steps stopped early) is
 		// healed by a relaunch: the others' requests wait for it, and Run
 		// restores the gate after cleanup.
-		if err := p.r.Gate.disrupt(ctx, p); err != nil {
+		if err := p.r.Gate.disruptMomentarily(ctx, p); err != nil {
 			errs = append(errs, err)
 		}
 	}
