@@ -125,14 +125,7 @@ func (g *Gate) holdRecovery(ctx context.Context, p *execution) error {
 }
 
 // endRecovery ends p's hold on the environment's recovery, if it had one.
-func (g *Gate) endRecovery(p *execution) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.recovering == p {
-		g.recovering = nil
-		g.signal()
-	}
-}
+func (g *Gate) endRecovery(p *execution) { g.vacate(&g.recovering, p) }
 
 // disruptMomentarily is disrupt for a relaunch: it also waits until no
 // other example's crash wave is recovering.
@@ -160,11 +153,15 @@ func recovers(sc scenarios.Scenario) bool {
 }
 
 // restore ends p's disruption, if it had one.
-func (g *Gate) restore(p *execution) {
+func (g *Gate) restore(p *execution) { g.vacate(&g.owner, p) }
+
+// vacate empties slot (the gate's owner or its recovering wave) if p
+// holds it, and wakes the waiters.
+func (g *Gate) vacate(slot **execution, p *execution) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.owner == p {
-		g.owner = nil
+	if *slot == p {
+		*slot = nil
 		g.signal()
 	}
 }

@@ -19,6 +19,25 @@ func within(t *testing.T, ch <-chan struct{}, d time.Duration, what string) {
 	}
 }
 
+// becomes closes its channel once cond, read under g's lock, holds; the
+// caller bounds the wait (within).
+func becomes(g *Gate, cond func() bool) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		for {
+			g.mu.Lock()
+			ok := cond()
+			g.mu.Unlock()
+			if ok {
+				close(ch)
+				return
+			}
+			time.Sleep(time.Millisecond) // polling a condition, bounded by within
+		}
+	}()
+	return ch
+}
+
 func closed(ch <-chan struct{}) bool {
 	select {
 	case <-ch:
@@ -48,20 +67,7 @@ func TestGate_DisruptionWaitsForOthersAndKeepsThemOut(t *testing.T) {
 		}
 		close(owned)
 	}()
-	becameOwner := make(chan struct{})
-	go func() {
-		for {
-			g.mu.Lock()
-			o := g.owner
-			g.mu.Unlock()
-			if o == disruptor {
-				close(becameOwner)
-				return
-			}
-			time.Sleep(time.Millisecond) // polling a condition, bounded by within
-		}
-	}()
-	within(t, becameOwner, 5*time.Second, "disruptor claims the gate")
+	within(t, becomes(g, func() bool { return g.owner == disruptor }), 5*time.Second, "disruptor claims the gate")
 	if closed(owned) {
 		t.Fatal("disruption began while another example's request was in flight")
 	}
@@ -158,20 +164,7 @@ func TestGate_RelaunchWaitsForARecoveringWave(t *testing.T) {
 		}
 		close(relaunched)
 	}()
-	waiting := make(chan struct{})
-	go func() {
-		for {
-			g.mu.Lock()
-			n := g.relaunches
-			g.mu.Unlock()
-			if n == 1 {
-				close(waiting)
-				return
-			}
-			time.Sleep(time.Millisecond) // polling a condition, bounded by within
-		}
-	}()
-	within(t, waiting, 5*time.Second, "the relaunch waits")
+	within(t, becomes(g, func() bool { return g.relaunches == 1 }), 5*time.Second, "the relaunch waits")
 	if closed(relaunched) {
 		t.Fatal("a replica was relaunched during a crash wave's recovery")
 	}
