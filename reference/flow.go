@@ -96,7 +96,10 @@ func (s *Server) charge(ctx context.Context, req *ChargeRequest) Answer {
 	}
 	if ok {
 		s.m.Claims.Inc()
-		return s.attempt(ctx, claimJob(claim)).Answer
+		if r := s.attempt(ctx, claimJob(claim)); !r.lost {
+			return r.Answer
+		}
+		return s.await(ctx, req, nil)
 	}
 	return s.await(ctx, req, existing)
 }
@@ -231,7 +234,11 @@ func (s *Server) claimAgain(ctx context.Context, req *ChargeRequest, claimFn fun
 		return Answer{}, false
 	}
 	s.m.Claims.Inc()
-	return s.attempt(ctx, claimJob(claim)).Answer, true
+	r := s.attempt(ctx, claimJob(claim))
+	if r.lost {
+		return Answer{}, false
+	}
+	return r.Answer, true
 }
 
 // waitFor blocks until the key is notified, d passes, or ctx ends.
@@ -253,7 +260,7 @@ func waitFor(ctx context.Context, sub *Subscription, d time.Duration) (Notice, e
 func (s *Server) recoverKey(ctx context.Context, rec *Record, by string) attemptResult {
 	id, err := s.takeoverID(ctx, rec)
 	if err != nil {
-		return attemptResult{s.Unavailable(err), Indeterminate}
+		return attemptResult{Answer: s.Unavailable(err), kind: Indeterminate}
 	}
 	j := Job{Tenant: rec.Tenant, KeyHash: rec.KeyHash, RequestID: id, Params: rec.Params,
 		By: by, CreatedAt: rec.CreatedAt}
@@ -266,6 +273,9 @@ func (s *Server) recoverKey(ctx context.Context, rec *Record, by string) attempt
 type attemptResult struct {
 	Answer
 	kind OutcomeKind
+	// lost: the owner's claim was taken over before its gateway call, and
+	// nothing was sent; the caller waits for the key like a duplicate.
+	lost bool
 }
 
 // attempt asks the gateway about one claim and records the outcome. It is
@@ -273,7 +283,15 @@ type attemptResult struct {
 // stored even if the client hangs up.
 func (s *Server) attempt(ctx context.Context, j Job) attemptResult {
 	ctx = context.WithoutCancel(ctx)
-	release := s.keeper.Hold(Lease{Tenant: j.Tenant, KeyHash: j.KeyHash, RequestID: j.RequestID, Granted: j.CreatedAt})
+	l := Lease{Tenant: j.Tenant, KeyHash: j.KeyHash, RequestID: j.RequestID, Granted: j.CreatedAt}
+	if j.By == "owner" {
+		var held bool
+		if l, held = s.confirmClaim(ctx, l); !held {
+			s.log.Warn("claim taken over before its gateway call; not sending it", j.logAttrs()...)
+			return attemptResult{kind: Indeterminate, lost: true}
+		}
+	}
+	release := s.keeper.Hold(l)
 	out := s.ask(ctx, j)
 	release()
 	if !out.Definitive() {
@@ -282,12 +300,34 @@ func (s *Server) attempt(ctx context.Context, j Job) attemptResult {
 		s.indeterminate(dctx, j)
 		s.log.Warn("gateway outcome indeterminate; key left unresolved",
 			append(j.logAttrs(), "status", out.Status, "err", out.Err)...)
-		return attemptResult{UnknownOutcome(out), out.Kind}
+		return attemptResult{Answer: UnknownOutcome(out), kind: out.Kind}
 	}
 	res, _ := ResultFor(out, j.Params)
 	a := s.finish(ctx, j, res)
 	s.finished(ctx, j, res, a)
-	return attemptResult{a, out.Kind}
+	return attemptResult{Answer: a, kind: out.Kind}
+}
+
+// confirmClaim makes sure an owner's claim that came back late is still
+// its own before the request is sent. The claim's lease was stamped before
+// its statement waited for a connection and ran, and the keeper holds it
+// only from now on: a claim slower than its lease comes back already run
+// out, and a sweeper may have taken the key over meanwhile. A claim younger
+// than a renewal period is left to the keeper. A renewal that fails (the
+// database unreachable) keeps the claim, as the keeper does.
+func (s *Server) confirmClaim(ctx context.Context, l Lease) (Lease, bool) {
+	now := s.now()
+	if now.Sub(l.Granted) < s.keeper.every {
+		return l, true
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Lease)
+	defer cancel()
+	held, err := s.store.RenewLeases(ctx, s.cfg.ReplicaID, []Lease{l}, now, s.cfg.Lease)
+	if err != nil {
+		return l, true
+	}
+	l.Granted = now
+	return l, held[l.ID()]
 }
 
 // finish stores a definitive result; if someone else finished the key
