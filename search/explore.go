@@ -2,8 +2,6 @@ package search
 
 import (
 	"context"
-	"flag"
-	"strconv"
 	"sync"
 	"time"
 
@@ -17,6 +15,10 @@ import (
 // and shrunk by rapid from the same place. Safe for concurrent use.
 func Draw(p *Property, seed uint64) scenarios.Scenario {
 	gen := rapid.Custom(func(t *rapid.T) scenarios.Scenario { return p.Family.Gen(t, p.target(), p.Replicas) })
+	// Example reads rapid.seed even when handed a seed: it must not run
+	// while another family's confirmation sets it.
+	flagsMu.RLock()
+	defer flagsMu.RUnlock()
 	return gen.Example(int(seed))
 }
 
@@ -123,10 +125,7 @@ func (p *Property) confirm(seed uint64, shrink time.Duration) (bool, error) {
 	if p.ShrinkBudget == 0 {
 		p.ShrinkBudget = shrink
 	}
-	if err := setRapidFlags(shrink); err != nil {
-		return false, err
-	}
-	if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
+	if err := setRapidFlags(shrink, seed); err != nil {
 		return false, err
 	}
 	p.mu.Lock()

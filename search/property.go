@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -164,11 +165,20 @@ func FirstFailed(r checker.Result) string {
 // settings in global flags.
 var searchMu sync.Mutex
 
+// flagsMu guards rapid's global flags: setRapidFlags writes them, Draw
+// reads them while other families explore (a confirmation's own run reads
+// them too, but confirmations take turns under searchMu).
+var flagsMu sync.RWMutex
+
 // initFlags makes rapid usable outside `go test`: rapid asks
 // testing.Short, which needs the testing flags registered and parsed.
 var initFlags sync.Once
 
-func setRapidFlags(shrink time.Duration) error {
+// setRapidFlags sets one confirmation's settings: one check, from seed,
+// shrinking for at most shrink, and no fail file.
+func setRapidFlags(shrink time.Duration, seed uint64) error {
+	flagsMu.Lock()
+	defer flagsMu.Unlock()
 	initFlags.Do(func() {
 		if flag.Lookup("test.short") == nil {
 			testing.Init()
@@ -177,7 +187,8 @@ func setRapidFlags(shrink time.Duration) error {
 			flag.CommandLine.Parse(nil)
 		}
 	})
-	for name, v := range map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true", "rapid.shrinktime": shrink.String()} {
+	for name, v := range map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true", "rapid.shrinktime": shrink.String(),
+		"rapid.seed": strconv.FormatUint(seed, 10)} {
 		if err := flag.Set(name, v); err != nil {
 			return fmt.Errorf("rapid flag %s: %w", name, err)
 		}
