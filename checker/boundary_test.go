@@ -1,6 +1,7 @@
 package checker_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -46,5 +47,48 @@ func TestEdge_ASkewedReplicaWidensTheBandWhereItCouldHaveCounted(t *testing.T) {
 		if v, _ := r.Find("E2"); v.Verdict != c.want {
 			t.Errorf("%s: E2 %s, want %s: %s", c.name, v.Verdict, c.want, v.Note)
 		}
+	}
+}
+
+// TestEdge_AnEpochOpenedAtTheEdgeMayEndEarly is exact-ttl seed 8 (promise
+// 1s, judged P1 FAILED in a default certification): a different body sent
+// 0.92s into the key's promise reached the server past it and opened a new
+// server epoch, charged anew (at the edge: not judged). The checker's
+// second epoch opens only with the next request, 0.58s later, whose body
+// it takes as the key's; but the server's epoch ran from the edge request,
+// so it had forgotten the key 2.17s in, when the first body came back and
+// was charged anew, as an exact TTL must. That request may have come after
+// the server's epoch ended: UNKNOWN, not P1 FAILED. A request well inside
+// the server's epoch is still judged.
+func TestEdge_AnEpochOpenedAtTheEdgeMayEndEarly(t *testing.T) {
+	played := func(last time.Duration, charge string) *history.History {
+		bld := newBuilder()
+		bld.h.Policy.TTL, bld.h.Policy.RetryWindow = time.Second, time.Second
+		other := func(o *history.Op) { o.Body = strings.Replace(o.Body, `}`, `,"description":"b"}`, 1) }
+		bld.op("t", "k", "ord", 41*ms, 76*ms, 201, "ch_1")
+		bld.charge("ch_1", "ord", 60*ms, "succeeded")
+		other(bld.op("t", "k", "ord", 958*ms, 1107*ms, 201, "ch_2"))
+		bld.charge("ch_2", "ord", 1090*ms, "succeeded")
+		other(bld.replay("t", "k", "ord", 1541*ms, 1641*ms, "ch_2"))
+		bld.op("t", "k", "ord", last, last+60*ms, 201, charge)
+		if charge != "ch_2" {
+			bld.charge(charge, "ord", last+30*ms, "succeeded")
+		}
+		return bld.history()
+	}
+	r := checker.Check(played(2169*ms, "ch_3"))
+	for _, c := range r.Checks {
+		if c.Verdict == checker.Failed {
+			for _, v := range c.Violations {
+				t.Logf("%s: %s", v.Invariant, v.Explanation)
+			}
+			t.Errorf("%s FAILED on a request that may have come after the server's epoch, opened at the edge, ended", c.ID)
+		}
+	}
+	// 1.65s in, the server's epoch (opened at 0.96-1.11s) still holds the
+	// second body: the first body charged anew there is P1.
+	r = checker.Check(played(1650*ms, "ch_3"))
+	if c, _ := r.Find("P1"); c.Verdict != checker.Failed {
+		t.Errorf("P1 %s for a different body charged inside the server's epoch, want FAILED", c.Verdict)
 	}
 }

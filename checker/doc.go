@@ -105,7 +105,12 @@
 // by its skew for a request it took, for every request of an epoch whose
 // first request it took, and for every request when it was skewed within
 // its skew of the promise's end (its sweeper may have forgotten the key
-// early) (boundary.go): what it got is never FAILED, only UNKNOWN
+// early), and a request of the previous epoch that the server may have
+// taken past that epoch's end may have opened its next epoch earlier than
+// the checker's, so a later request sent more than the promise (less the
+// band) after it is at the edge too, while the checker's epoch opened
+// within the promise of that request's answer (boundary.go): what it got
+// is never FAILED, only UNKNOWN
 // (M1, M3, M4, P1, P2, M6, E1, E2 say which, in their notes), and it
 // counts as no expiry probe (Coverage.EdgeRetries).
 //
