@@ -69,6 +69,7 @@ func (ix *index) markEdges(l *lineage) {
 	var opener *opInfo
 	for i, e := range l.epochs {
 		var next *opInfo
+		var reach time.Duration // how long after next's answer the server's epoch may hold
 		for _, o := range e.ops {
 			// The server received o somewhere in [Invoke, Complete] and
 			// the epoch's first request somewhere after its start: it may
@@ -82,11 +83,11 @@ func (ix *index) markEdges(l *lineage) {
 			past := d > ix.promise-w || late > ix.promise || early
 			o.edge = past || after
 			if past && next == nil {
-				next = o
+				next, reach = o, ix.promise+w
 			}
 		}
 		opener = nil
-		if next != nil && i+1 < len(l.epochs) && l.epochs[i+1].start-next.Complete <= ix.promise+ix.bandw+ix.skewBand(e, next) {
+		if next != nil && i+1 < len(l.epochs) && l.epochs[i+1].start-next.Complete <= reach {
 			opener = next
 		}
 	}
