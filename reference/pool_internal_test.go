@@ -4,6 +4,8 @@ package reference
 
 import (
 	"net"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,25 +37,44 @@ func TestQuiet(t *testing.T) {
 	}
 	// until waits, bounded, for quiet(c) to become want: a byte or a FIN
 	// sent on loopback arrives after the sender's call returns.
-	until := func(c net.Conn, want bool) bool {
+	until := func(cond func() bool, want bool) bool {
 		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
-			if quiet(c) == want {
+			if cond() == want {
 				return true
 			}
 		}
 		return false
 	}
+	quietNow := func(c net.Conn) func() bool { return func() bool { return quiet(c) } }
 
 	idle, _ := pair()
 	if !quiet(idle) {
 		t.Fatal("an idle connection is not quiet")
 	}
 
+	// A read parked on the connection (pgconn's background reader) must
+	// not hold quiet up.
+	parked, _ := pair()
+	go parkRead(parked)
+	if !until(func() bool { return strings.Contains(goroutines(), "reference.parkRead") }, true) {
+		t.Fatal("the read never parked")
+	}
+	looked := make(chan bool, 1)
+	go func() { looked <- quiet(parked) }()
+	select {
+	case q := <-looked:
+		if !q {
+			t.Fatal("an idle connection with a read parked on it is not quiet")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("quiet waited for a read parked on the connection")
+	}
+
 	spoken, peer := pair()
 	if _, err := peer.Write([]byte("N")); err != nil {
 		t.Fatal(err)
 	}
-	if !until(spoken, false) {
+	if !until(quietNow(spoken), false) {
 		t.Fatal("a connection with an unread byte is quiet")
 	}
 	buf := make([]byte, 1)
@@ -64,11 +85,21 @@ func TestQuiet(t *testing.T) {
 
 	closed, peer := pair()
 	peer.Close()
-	if !until(closed, false) {
+	if !until(quietNow(closed), false) {
 		t.Fatal("a connection its peer closed is quiet")
 	}
 
 	if quiet(struct{ net.Conn }{idle}) {
 		t.Fatal("a connection quiet cannot look into (wrapped) is quiet: it must be pinged")
 	}
+}
+
+// parkRead reads from c until something arrives: a read parked on an idle
+// connection, as pgconn's background reader leaves one.
+func parkRead(c net.Conn) { c.Read(make([]byte, 1)) }
+
+// goroutines is every goroutine's stack.
+func goroutines() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
 }
