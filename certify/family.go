@@ -97,7 +97,7 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	if fam.Workers > 0 {
 		workers = min(workers, fam.Workers)
 	}
-	hard := deadline.Add(Overrun - endReserve)
+	hard := c.hard
 	seeds, failSeed, confirmed, err := search.Explore(ctx, prop, seed, uint64(opts.ShardCount), workers, deadline, hard, shrink)
 	fr.Verdict = string(agg.result().Verdict)
 	fr.Scenarios, fr.Seeds, fr.FailSeed = agg.count(), seeds, failSeed
@@ -121,6 +121,9 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 		}
 	} else if late := agg.lateFailure(); late != nil {
 		fr.setFailure(late) // found by watchLate: nothing the client sent made that charge, so it is not shrunk
+	}
+	if n := c.runner.Cut(fam.Name); n > 0 && ctx.Err() == nil {
+		fr.Note = strings.TrimPrefix(fr.Note+"; ", "; ") + fmt.Sprintf("%d example(s) stretched by other examples' faults sent no probe past %s after the budget, and were judged on the probes they sent", n, Overrun-endReserve)
 	}
 	if err := agg.unplayed(); err != nil && fr.Note == "" {
 		fr.Note = "an example could not be played to its end, so its evidence is incomplete: " + err.Error()

@@ -157,6 +157,10 @@ type certification struct {
 	byName   map[string]*familyRun
 	setup    time.Duration // environment start-up, part of the budget
 	deadline time.Time
+	// hard is when the run's last example must end: the budget, plus
+	// Overrun less endReserve (the failure found last confirmed, a
+	// stretched example's last probe).
+	hard time.Time
 }
 
 func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, start time.Time, opts Options) *certification {
@@ -164,7 +168,10 @@ func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, s
 		runner: &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.DoubleCharged, Gate: runner.NewGate(),
 			Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency))},
 		setup:    time.Since(start),
-		deadline: start.Add(opts.Budget)}
+		deadline: start.Add(opts.Budget), hard: start.Add(opts.Budget + Overrun - endReserve)}
+	// An example the gate or a crash wave stretched sends no probe past
+	// the hard end: its run ends on time with what it played.
+	c.runner.StopProbing = c.hard
 	for i, fam := range opts.Families {
 		fr := &familyRun{fam: fam, index: i, agg: &aggregate{start: time.Now()}, FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level}}
 		c.families = append(c.families, fr)

@@ -47,6 +47,15 @@ type Runner struct {
 	// and never judges; the judgement is handed in (checker.DoubleCharged).
 	StopEarly func(*history.History) bool
 
+	// StopProbing, when set, is when a run's examples must have sent
+	// their last request: a late-retry probe whose wait would end after
+	// it is not sent, and the example ends there with what it played
+	// (every request answered: it is judged as any other). A family
+	// starts no example that would end past its deadline, but the gate
+	// and crash waves' recoveries stretch the ones in flight. Cut
+	// counts such examples, by family.
+	StopProbing time.Time
+
 	// Gate keeps one example's disruptions away from the others' requests
 	// when examples run at once; nil for a runner that plays one at a time.
 	Gate *Gate
@@ -61,6 +70,7 @@ type Runner struct {
 	examples   int
 	live       map[*execution]bool   // examples in flight (live.go)
 	shared     map[*sharedFault]bool // environment-wide faults active now
+	cut        map[string]int        // examples StopProbing ended early, by family
 
 }
 
@@ -92,6 +102,28 @@ func (r *Runner) Run(ctx context.Context, sc scenarios.Scenario) (*history.Histo
 		p.converge(ctx)
 	}
 	return p.evidence(ctx, err)
+}
+
+// pastStop says whether waiting w would end after StopProbing.
+func (p *execution) pastStop(w scenarios.Wait) bool {
+	return !p.r.StopProbing.IsZero() && p.ttlWaitEnd(w).After(p.r.StopProbing)
+}
+
+func (r *Runner) noteCut(family string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cut == nil {
+		r.cut = map[string]int{}
+	}
+	r.cut[family]++
+}
+
+// Cut counts the examples of family that StopProbing ended before their
+// last probe.
+func (r *Runner) Cut(family string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cut[family]
 }
 
 // Ledger is the Runner's account of money, started on first use: the
@@ -199,6 +231,10 @@ func (p *execution) steps(ctx context.Context) error {
 	for i, s := range p.sc.Steps {
 		if s.Wait != nil && s.Wait.TTL > 0 && p.failedSoFar(ctx) {
 			break // the probes still to come cannot undo a failure
+		}
+		if s.Wait != nil && s.Wait.TTL > 0 && p.pastStop(*s.Wait) {
+			p.r.noteCut(p.sc.Family)
+			break // the run's budget ends before this probe would be sent
 		}
 		alone := i > last && p.r.Gate != nil && momentary(p.sc, s)
 		if alone {

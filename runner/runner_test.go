@@ -78,6 +78,38 @@ func TestRun_LateRetryStopsAtTheFirstDoubleCharge(t *testing.T) {
 	}
 }
 
+// TestRun_NoProbePastStopProbing: a late-retry example still waiting when
+// the run's hard end comes sends no probe whose wait would end past it;
+// it ends with the probes it sent, every one answered, and is counted.
+func TestRun_NoProbePastStopProbing(t *testing.T) {
+	pol := target.Policy{TTL: 200 * time.Millisecond, RetryWindow: 3 * time.Second}
+	sc := scenarios.Scenario{Name: "late", Family: "late-retry", Steps: []scenarios.Step{
+		{Send: &scenarios.Send{ID: "first", Key: "k", Order: "o", Tenant: -1, Purpose: "first"}},
+		{Wait: &scenarios.Wait{TTL: 2}},
+		{Send: &scenarios.Send{ID: "r1", Key: "k", Order: "o", Tenant: -1, Purpose: "late-retry@2xTTL"}},
+		{Wait: &scenarios.Wait{TTL: 14}},
+		{Send: &scenarios.Send{ID: "r2", Key: "k", Order: "o", Tenant: -1, Purpose: "late-retry@14xTTL"}},
+	}}
+	r := runnerOn(t, pol, true)
+	// The second probe is due 2.8s after the first request, past the stop.
+	r.StopProbing = time.Now().Add(1500 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	h, err := r.Run(ctx, sc)
+	if err != nil || !h.Complete {
+		t.Fatalf("run: %v (complete %v)", err, h.Complete)
+	}
+	if got := purposes(h); len(got) != 2 || got[1] != "late-retry@2xTTL" {
+		t.Fatalf("ops %v: want the first request and the probe due before the stop", got)
+	}
+	if n := r.Cut("late-retry"); n != 1 {
+		t.Fatalf("Cut = %d, want 1", n)
+	}
+	if res := checker.Check(h); res.Failed() {
+		t.Fatalf("a cut example of a server that deduplicates failed %s", search.FirstFailed(res))
+	}
+}
+
 // TestRun_ConvergingSendRetriesToOneDeadline: a converging send sent after
 // the recovery window retries until the window's start plus the window
 // and the slack, not a window later (not from the send, after the window

@@ -23,7 +23,7 @@ func (p *execution) wait(ctx context.Context, w scenarios.Wait) error {
 		_, err := p.gatewayEvent(ctx, w, gatewaysim.EventCharge, p.realOrder(w.Charge))
 		return err
 	case w.TTL > 0:
-		return p.sleepUntil(ctx, p.started().Add(time.Duration(w.TTL*float64(p.r.Target.Policy.TTL))))
+		return p.sleepUntil(ctx, p.ttlWaitEnd(w))
 	case w.Recovery:
 		// The window counts from the last heal (a restarted replica
 		// ready, a foreign fault healed), not from the end of the
@@ -32,6 +32,12 @@ func (p *execution) wait(ctx context.Context, w scenarios.Wait) error {
 		return p.sleepUntil(ctx, p.recovering.Add(p.recoveryWindow()))
 	}
 	return p.sleepUntil(ctx, time.Now().Add(w.For))
+}
+
+// ttlWaitEnd is when a wait of w.TTL ends: that many TTLs after the
+// example's first request.
+func (p *execution) ttlWaitEnd(w scenarios.Wait) time.Time {
+	return p.started().Add(time.Duration(w.TTL * float64(p.r.Target.Policy.TTL)))
 }
 
 func (p *execution) bound(w scenarios.Wait) time.Duration {
