@@ -106,22 +106,33 @@ func Explore(ctx context.Context, p *Property, seed, stride uint64, workers int,
 	// steps were counted at the failure's 3 s). Steps start only while
 	// one that long still ends by hard; with no room, the failure is
 	// confirmed and not shrunk.
-	if time.Until(hard) < took {
-		return played, failSeed, NotReplayed, nil
-	}
-	reproduced, err := p.confirm(failSeed, max(min(shrink, time.Until(hard)-max(took, longest)), time.Millisecond))
-	if reproduced {
-		return played, failSeed, Reproduced, err
-	}
-	return played, failSeed, NotReproduced, err
+	confirmed, err = p.confirm(failSeed, hard, took, longest, shrink)
+	return played, failSeed, confirmed, err
 }
 
 // confirm re-plays seed with rapid, which shrinks a failure it
 // reproduces. Rapid keeps its settings in global flags, so confirmations
-// of different families take turns.
-func (p *Property) confirm(seed uint64, shrink time.Duration) (bool, error) {
+// of different families take turns; the room left is measured once this
+// one's turn has come (replay-as-409, failing in six families, confirmed
+// its last family 5s past the hard end when the room was measured before
+// the wait). Nothing is re-played when the failing example (took) would
+// not end by hard, and shrinking stops while a step as long as the
+// family's longest example still ends by it.
+func (p *Property) confirm(seed uint64, hard time.Time, took, longest, shrink time.Duration) (Confirmation, error) {
 	searchMu.Lock()
 	defer searchMu.Unlock()
+	if time.Until(hard) < took {
+		return NotReplayed, nil
+	}
+	reproduced, err := p.confirmWith(seed, max(min(shrink, time.Until(hard)-max(took, longest)), time.Millisecond))
+	if reproduced {
+		return Reproduced, err
+	}
+	return NotReproduced, err
+}
+
+// confirmWith runs the confirmation, under searchMu.
+func (p *Property) confirmWith(seed uint64, shrink time.Duration) (bool, error) {
 	if p.ShrinkBudget == 0 {
 		p.ShrinkBudget = shrink
 	}
