@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -97,10 +98,14 @@ func (p *Property) Check(t *rapid.T) {
 // Judge runs one scenario, judges its history and notes it; ok is false when the
 // harness interrupted it (then it is not evidence and not noted).
 func (p *Property) Judge(sc scenarios.Scenario) (ex Example, ok bool) {
-	ctx := p.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	return p.JudgeIn(cmp.Or(p.Ctx, context.Background()), sc)
+}
+
+// JudgeIn is Judge under ctx instead of the property's own context: an
+// example that may be cut short (a failure's smaller re-play, which
+// only improves a counterexample already found) without the
+// property's context.
+func (p *Property) JudgeIn(ctx context.Context, sc scenarios.Scenario) (ex Example, ok bool) {
 	start := time.Now()
 	h, err := p.Runner.Run(ctx, sc)
 	if ctx.Err() != nil {
