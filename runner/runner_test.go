@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -39,19 +40,24 @@ func purposes(h *history.History) []string {
 	return out
 }
 
+// lateRetry is a late-retry example: a first request, then a probe at
+// each of at (in TTLs since the first request).
+func lateRetry(at ...float64) scenarios.Scenario {
+	steps := []scenarios.Step{{Send: &scenarios.Send{ID: "first", Key: "k", Order: "o", Tenant: -1, Purpose: "first"}}}
+	for i, ttls := range at {
+		steps = append(steps, scenarios.Step{Wait: &scenarios.Wait{TTL: ttls}},
+			scenarios.Step{Send: &scenarios.Send{ID: fmt.Sprintf("r%d", i+1), Key: "k", Order: "o", Tenant: -1, Purpose: fmt.Sprintf("late-retry@%gxTTL", ttls)}})
+	}
+	return scenarios.Scenario{Name: "late", Family: "late-retry", Steps: steps}
+}
+
 // TestRun_LateRetryStopsAtTheFirstDoubleCharge: a late-retry example whose
 // first probe past the TTL already charged twice does not wait out its
 // later probes, so the failure is reported when it happens; one that
 // holds plays every probe.
 func TestRun_LateRetryStopsAtTheFirstDoubleCharge(t *testing.T) {
 	pol := target.Policy{TTL: 200 * time.Millisecond, RetryWindow: 3 * time.Second}
-	sc := scenarios.Scenario{Name: "late", Family: "late-retry", Steps: []scenarios.Step{
-		{Send: &scenarios.Send{ID: "first", Key: "k", Order: "o", Tenant: -1, Purpose: "first"}},
-		{Wait: &scenarios.Wait{TTL: 3}},
-		{Send: &scenarios.Send{ID: "r1", Key: "k", Order: "o", Tenant: -1, Purpose: "late-retry@3xTTL"}},
-		{Wait: &scenarios.Wait{TTL: 8}},
-		{Send: &scenarios.Send{ID: "r2", Key: "k", Order: "o", Tenant: -1, Purpose: "late-retry@8xTTL"}},
-	}}
+	sc := lateRetry(3, 8)
 	for _, c := range []struct {
 		name          string
 		gatewayDedups bool
@@ -83,13 +89,7 @@ func TestRun_LateRetryStopsAtTheFirstDoubleCharge(t *testing.T) {
 // it ends with the probes it sent, every one answered, and is counted.
 func TestRun_NoProbePastStopProbing(t *testing.T) {
 	pol := target.Policy{TTL: 200 * time.Millisecond, RetryWindow: 3 * time.Second}
-	sc := scenarios.Scenario{Name: "late", Family: "late-retry", Steps: []scenarios.Step{
-		{Send: &scenarios.Send{ID: "first", Key: "k", Order: "o", Tenant: -1, Purpose: "first"}},
-		{Wait: &scenarios.Wait{TTL: 2}},
-		{Send: &scenarios.Send{ID: "r1", Key: "k", Order: "o", Tenant: -1, Purpose: "late-retry@2xTTL"}},
-		{Wait: &scenarios.Wait{TTL: 14}},
-		{Send: &scenarios.Send{ID: "r2", Key: "k", Order: "o", Tenant: -1, Purpose: "late-retry@14xTTL"}},
-	}}
+	sc := lateRetry(2, 14)
 	r := runnerOn(t, pol, true)
 	// The second probe is due 2.8s after the first request, past the stop.
 	r.StopProbing = time.Now().Add(1500 * time.Millisecond)
