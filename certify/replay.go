@@ -33,7 +33,7 @@ func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts
 		return nil, err
 	}
 	defer closeEnv()
-	runner := &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.DoubleCharged,
+	runner := &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.MovedMoneyWrongly,
 		Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency))}
 	defer runner.Close()
 	start := time.Now()

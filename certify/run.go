@@ -165,7 +165,7 @@ type certification struct {
 
 func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, start time.Time, opts Options) *certification {
 	c := &certification{tg: tg, opts: opts, rep: rep, byName: map[string]*familyRun{},
-		runner: &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.DoubleCharged, Gate: runner.NewGate(),
+		runner: &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.MovedMoneyWrongly, Gate: runner.NewGate(),
 			Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency))},
 		setup:    time.Since(start),
 		deadline: start.Add(opts.Budget), hard: start.Add(opts.Budget + Overrun - endReserve)}

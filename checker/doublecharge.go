@@ -6,21 +6,29 @@ import (
 	"github.com/idemcheck/idemcheck/history"
 )
 
-// DoubleCharged says whether h already holds two charges for one payment
-// that the checks judge FAILED (M1, E1, E2). Later steps cannot take that
-// money back, so an example that holds it may stop early (the runner's
-// StopEarly). Other failures are not final this way: a prefix can end on
-// an indeterminate answer that a later probe or the final convergence
-// resolves (M6), or name a charge the ledger has not delivered yet (M3).
-func DoubleCharged(h *history.History) bool {
+// MovedMoneyWrongly says whether h already holds money that the server
+// should not have moved, as the checks judge it FAILED: two charges for
+// one payment (M1, E1, E2), or a charge after the payment had been
+// answered with a definitive failure, or by a request refused (M3). Later
+// steps cannot take that money back, so an example that holds it may
+// stop early (the runner's StopEarly asks between late-retry probes, when
+// every request is answered and the ledger has caught up: no charge is
+// still to come for what was sent, and a later request neither becomes
+// an earlier charge's trigger nor changes the body an epoch's first
+// request bound). Other failures are not final this way: a prefix can end
+// on an indeterminate answer that a later probe or the final convergence
+// resolves (M6). failure-expires-with-lock (a stored decline forgotten
+// when its lock lapsed) was judged M3 FAILED only after its late-retry
+// example had waited out every probe, about 20s into the run.
+func MovedMoneyWrongly(h *history.History) bool {
 	for _, c := range Check(h).Checks {
-		if c.Verdict == Failed && slices.Contains(doubleCharge, c.ID) {
+		if c.Verdict == Failed && slices.Contains(movedMoney, c.ID) {
 			return true
 		}
 	}
 	return false
 }
 
-// doubleCharge are the checks whose FAILED is two charges the ledger
-// already holds for one payment.
-var doubleCharge = []string{"M1", "E1", "E2"}
+// movedMoney are the checks whose FAILED is money the ledger already
+// holds and should not.
+var movedMoney = []string{"M1", "M3", "E1", "E2"}

@@ -44,7 +44,7 @@ type Runner struct {
 	// example's history so far (every request answered, no fault active,
 	// the ledger caught up): true ends the example there, since the
 	// probes still to come cannot undo what it holds. The Runner records
-	// and never judges; the judgement is handed in (checker.DoubleCharged).
+	// and never judges; the judgement is handed in (checker.MovedMoneyWrongly).
 	StopEarly func(*history.History) bool
 
 	// StopProbing, when set, is when a run's examples must have sent

@@ -27,7 +27,7 @@ func runnerOn(t *testing.T, pol target.Policy, gatewayDedups bool) *runner.Runne
 	tg.Policy = pol
 	opts := harness.Options{Replicas: 1, Gateway: gatewaysim.Config{NoIdempotency: !gatewayDedups}}
 	env, tg := harnesstest.StartPrepared(t, tg, opts)
-	r := &runner.Runner{Env: env, Target: tg, RunID: "rn", StopEarly: checker.DoubleCharged}
+	r := &runner.Runner{Env: env, Target: tg, RunID: "rn", StopEarly: checker.MovedMoneyWrongly}
 	t.Cleanup(r.Close)
 	return r
 }
@@ -81,6 +81,27 @@ func TestRun_LateRetryStopsAtTheFirstDoubleCharge(t *testing.T) {
 					purposes(h), len(h.Charges), res.Failed(), search.FirstFailed(res), c.ops, c.failed)
 			}
 		})
+	}
+}
+
+// TestRun_LateRetryStopsAtAChargeAfterADecline: a probe that charges a
+// payment the server had declined is money moved wrongly for good (M3);
+// the example stops there too.
+func TestRun_LateRetryStopsAtAChargeAfterADecline(t *testing.T) {
+	pol := target.Policy{TTL: 200 * time.Millisecond, RetryWindow: 3 * time.Second}
+	sc := lateRetry(3, 8)
+	decline := scenarios.Fault{ID: "decline", Kind: "gateway:decline", Order: "o"}
+	sc.Steps = append([]scenarios.Step{{Fault: &decline}, sc.Steps[0], {Heal: "decline"}}, sc.Steps[1:]...)
+	r := runnerOn(t, pol, false) // the test server keeps nothing: the probe charges
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	h, err := r.Run(ctx, sc)
+	if err != nil || !h.Complete {
+		t.Fatalf("run: %v (complete %v)", err, h.Complete)
+	}
+	res := checker.Check(h)
+	if m3, _ := res.Find("M3"); len(h.Ops) != 2 || m3.Verdict != checker.Failed {
+		t.Fatalf("ops %v, M3 %s: want the first request and the probe that charged, M3 FAILED", purposes(h), m3.Verdict)
 	}
 }
 
