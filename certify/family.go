@@ -106,12 +106,13 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 		fr.Verdict = string(checker.Unknown)
 	}
 	if ex := prop.LastFailure(); ex != nil {
-		if time.Until(hard) > ex.Took {
-			// Cut at the hard end: the gate and convergence stretch a
-			// wave (redis-read-back-lock's solo wave ended 8s past it,
-			// holding the other families' last examples back), and the
-			// failure found stands without it.
-			sctx, cancel := context.WithDeadline(ctx, hard)
+		if time.Until(deadline) > ex.Took {
+			// Only within the budget, cut at its end: the re-play only
+			// makes a counterexample smaller, the failure found stands
+			// without it, and the gate and convergence stretch a wave
+			// (redis-read-back-lock's solo wave ran 8s past the budget
+			// and held the other families' last examples back with it).
+			sctx, cancel := context.WithDeadline(ctx, deadline)
 			if solo := playSolo(sctx, prop, ex); solo != nil {
 				ex = solo
 			}
@@ -129,7 +130,7 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 		fr.setFailure(late) // found by watchLate: nothing the client sent made that charge, so it is not shrunk
 	}
 	if n := c.runner.Cut(fam.Name); n > 0 && ctx.Err() == nil {
-		fr.Note = strings.TrimPrefix(fr.Note+"; ", "; ") + fmt.Sprintf("%d example(s) stretched by other examples' faults sent no probe past %s after the budget, and were judged on the probes they sent", n, Overrun-endReserve)
+		fr.Note = strings.TrimPrefix(fr.Note+"; ", "; ") + fmt.Sprintf("%d example(s) held up by other examples' faults sent no probe past the budget, and were judged on the probes they sent", n)
 	}
 	if err := agg.unplayed(); err != nil && fr.Note == "" {
 		fr.Note = "an example could not be played to its end, so its evidence is incomplete: " + err.Error()

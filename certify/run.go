@@ -158,8 +158,7 @@ type certification struct {
 	setup    time.Duration // environment start-up, part of the budget
 	deadline time.Time
 	// hard is when the run's last example must end: the budget, plus
-	// Overrun less endReserve (the failure found last confirmed, a
-	// stretched example's last probe).
+	// Overrun less endReserve, for confirming the failure found last.
 	hard time.Time
 }
 
@@ -170,8 +169,10 @@ func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, s
 		setup:    time.Since(start),
 		deadline: start.Add(opts.Budget), hard: start.Add(opts.Budget + Overrun - endReserve)}
 	// An example the gate or a crash wave stretched sends no probe past
-	// the hard end: its run ends on time with what it played.
-	c.runner.StopProbing = c.hard
+	// the budget: it ends with what it played, and the time past the
+	// budget is left to the tail (a request held at the gate, a heal, a
+	// convergence) and to confirming a failure found late.
+	c.runner.StopProbing = c.deadline
 	for i, fam := range opts.Families {
 		fr := &familyRun{fam: fam, index: i, agg: &aggregate{start: time.Now()}, FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level}}
 		c.families = append(c.families, fr)
