@@ -59,6 +59,10 @@ type Property struct {
 	// failure re-played) has not started: it runs whatever the shrink
 	// budget.
 	confirming bool
+	// confirmCtx is the confirmation's context: it ends at the run's hard
+	// end, and replayCut says the failure's re-play was cut there.
+	confirmCtx context.Context
+	replayCut  bool
 	played     int
 	unplayble  int
 }
@@ -82,12 +86,19 @@ func (p *Property) Check(t *rapid.T) {
 		t.Skip("shrink budget spent")
 	}
 	p.mu.Lock()
+	replay, ctx := p.confirming, cmp.Or(p.confirmCtx, p.Ctx, context.Background())
 	p.confirming = false
 	p.mu.Unlock()
-	ex, ok := p.Judge(sc)
+	ex, ok := p.JudgeIn(ctx, sc)
 	if !ok {
-		// The harness itself cut this example short (Ctrl-C, budget): its
-		// unanswered requests are not evidence against the server.
+		// The harness itself cut this example short (Ctrl-C, the hard
+		// end): its unanswered requests are not evidence against the
+		// server.
+		if replay {
+			p.mu.Lock()
+			p.replayCut = true
+			p.mu.Unlock()
+		}
 		t.Skip("interrupted")
 	}
 	if FirstFailed(ex.Result) != "" {
