@@ -40,6 +40,18 @@ func purposes(h *history.History) []string {
 	return out
 }
 
+// playComplete plays sc, which must be played to its end.
+func playComplete(t *testing.T, r *runner.Runner, sc scenarios.Scenario) *history.History {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	h, err := r.Run(ctx, sc)
+	if err != nil || !h.Complete {
+		t.Fatalf("run: %v (complete %v)", err, h.Complete)
+	}
+	return h
+}
+
 // lateRetry is a late-retry example: a first request, then a probe at
 // each of at (in TTLs since the first request).
 func lateRetry(at ...float64) scenarios.Scenario {
@@ -69,12 +81,7 @@ func TestRun_LateRetryStopsAtTheFirstDoubleCharge(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := runnerOn(t, pol, c.gatewayDedups)
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			defer cancel()
-			h, err := r.Run(ctx, sc)
-			if err != nil || !h.Complete {
-				t.Fatalf("run: %v (complete %v)", err, h.Complete)
-			}
+			h := playComplete(t, r, sc)
 			res := checker.Check(h)
 			if len(h.Ops) != c.ops || res.Failed() != c.failed {
 				t.Fatalf("ops %v, charges %d, failed %v (first FAILED %q): want %d ops, failed %v",
@@ -93,12 +100,7 @@ func TestRun_LateRetryStopsAtAChargeAfterADecline(t *testing.T) {
 	decline := scenarios.Fault{ID: "decline", Kind: "gateway:decline", Order: "o"}
 	sc.Steps = append([]scenarios.Step{{Fault: &decline}, sc.Steps[0], {Heal: "decline"}}, sc.Steps[1:]...)
 	r := runnerOn(t, pol, false) // the test server keeps nothing: the probe charges
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	h, err := r.Run(ctx, sc)
-	if err != nil || !h.Complete {
-		t.Fatalf("run: %v (complete %v)", err, h.Complete)
-	}
+	h := playComplete(t, r, sc)
 	res := checker.Check(h)
 	if m3, _ := res.Find("M3"); len(h.Ops) != 2 || m3.Verdict != checker.Failed {
 		t.Fatalf("ops %v, M3 %s: want the first request and the probe that charged, M3 FAILED", purposes(h), m3.Verdict)
@@ -114,12 +116,7 @@ func TestRun_NoProbePastStopProbing(t *testing.T) {
 	r := runnerOn(t, pol, true)
 	// The second probe is due 2.8s after the first request, past the stop.
 	r.StopProbing = time.Now().Add(1500 * time.Millisecond)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	h, err := r.Run(ctx, sc)
-	if err != nil || !h.Complete {
-		t.Fatalf("run: %v (complete %v)", err, h.Complete)
-	}
+	h := playComplete(t, r, sc)
 	if got := purposes(h); len(got) != 2 || got[1] != "late-retry@2xTTL" {
 		t.Fatalf("ops %v: want the first request and the probe due before the stop", got)
 	}
