@@ -229,10 +229,9 @@ func (p *execution) steps(ctx context.Context) error {
 		}
 	}
 	for i, s := range p.sc.Steps {
-		if s.Wait != nil && s.Wait.TTL > 0 && p.failedSoFar(ctx) {
+		if probe := s.Wait != nil && s.Wait.TTL > 0; probe && p.failedSoFar(ctx) {
 			break // the probes still to come cannot undo a failure
-		}
-		if s.Wait != nil && s.Wait.TTL > 0 && p.pastStop(*s.Wait) {
+		} else if probe && p.pastStop(*s.Wait) {
 			p.r.noteCut(p.sc.Family)
 			break // the run's budget ends before this probe would be sent
 		}

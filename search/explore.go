@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -130,7 +129,7 @@ func (p *Property) confirm(seed uint64, hard time.Time, took, longest, shrink ti
 	// re-play cut so stands as not re-played (redis-last-writer-wins's
 	// crash-window shrinking, its waves held at the gate, ran 10s past
 	// the hard end and held every other family with it).
-	ctx, cancel := context.WithDeadline(cmp.Or(p.Ctx, context.Background()), hard)
+	ctx, cancel := context.WithDeadline(p.ctx(), hard)
 	defer cancel()
 	p.mu.Lock()
 	p.confirmCtx, p.replayCut = ctx, false

@@ -86,7 +86,7 @@ func (p *Property) Check(t *rapid.T) {
 		t.Skip("shrink budget spent")
 	}
 	p.mu.Lock()
-	replay, ctx := p.confirming, cmp.Or(p.confirmCtx, p.Ctx, context.Background())
+	replay, ctx := p.confirming, cmp.Or(p.confirmCtx, p.ctx())
 	p.confirming = false
 	p.mu.Unlock()
 	ex, ok := p.JudgeIn(ctx, sc)
@@ -109,8 +109,11 @@ func (p *Property) Check(t *rapid.T) {
 // Judge runs one scenario, judges its history and notes it; ok is false when the
 // harness interrupted it (then it is not evidence and not noted).
 func (p *Property) Judge(sc scenarios.Scenario) (ex Example, ok bool) {
-	return p.JudgeIn(cmp.Or(p.Ctx, context.Background()), sc)
+	return p.JudgeIn(p.ctx(), sc)
 }
+
+// ctx is the property's context, Background when none was set.
+func (p *Property) ctx() context.Context { return cmp.Or(p.Ctx, context.Background()) }
 
 // JudgeIn is Judge under ctx instead of the property's own context: an
 // example that may be cut short (a failure's smaller re-play, which
