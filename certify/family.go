@@ -129,8 +129,13 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	} else if late := agg.lateFailure(); late != nil {
 		fr.setFailure(late) // found by watchLate: nothing the client sent made that charge, so it is not shrunk
 	}
-	if n := c.runner.Cut(fam.Name); n > 0 && ctx.Err() == nil {
-		fr.Note = strings.TrimPrefix(fr.Note+"; ", "; ") + fmt.Sprintf("%d example(s) held up by other examples' faults sent no probe past the budget, and were judged on the probes they sent", n)
+	if cut := c.runner.Cut(fam.Name); ctx.Err() == nil {
+		if cut.Probing > 0 {
+			fr.addNote(fmt.Sprintf("%d example(s) held up by other examples' faults sent no probe past the budget, and were judged on the probes they sent", cut.Probing))
+		}
+		if cut.HardEnd > 0 {
+			fr.addNote(fmt.Sprintf("%d example(s) still in flight %s past the budget were cut there and not judged (their requests held at the gate were never sent)", cut.HardEnd, Overrun-endReserve))
+		}
 	}
 	if err := agg.unplayed(); err != nil && fr.Note == "" {
 		fr.Note = "an example could not be played to its end, so its evidence is incomplete: " + err.Error()
@@ -167,6 +172,11 @@ func playSolo(ctx context.Context, prop *search.Property, ex *search.Example) *s
 		return nil
 	}
 	return &solo
+}
+
+// addNote appends note to the family's note.
+func (fr *familyRun) addNote(note string) {
+	fr.Note = strings.TrimPrefix(fr.Note+"; ", "; ") + note
 }
 
 func (fr *familyRun) setFailure(ex *search.Example) {

@@ -173,6 +173,10 @@ func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, s
 	// budget is left to the tail (a request held at the gate, a heal, a
 	// convergence) and to confirming a failure found late.
 	c.runner.StopProbing = c.deadline
+	// An example still in flight at the hard end (held at the gate, a
+	// relaunch waiting for a wave's recovery, a confirmation's step) is
+	// cut there and not judged: the run ends on time.
+	c.runner.HardEnd = c.hard
 	for i, fam := range opts.Families {
 		fr := &familyRun{fam: fam, index: i, agg: &aggregate{start: time.Now()}, FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level}}
 		c.families = append(c.families, fr)

@@ -36,9 +36,14 @@ type Gate struct {
 func NewGate() *Gate { return &Gate{changed: make(chan struct{}), inflight: map[*execution]int{}} }
 
 // await blocks until cond (called with g.mu held) holds, then runs then
-// under the lock.
+// under the lock. Nothing passes once ctx has ended, also when cond came
+// to hold at the same moment: a request held until the run's hard end
+// (runner.Runner.HardEnd) is never sent.
 func (g *Gate) await(ctx context.Context, cond func() bool, then func()) error {
 	for {
+		if ctx.Err() != nil {
+			return fmt.Errorf("gate: %w", context.Cause(ctx))
+		}
 		g.mu.Lock()
 		if cond() {
 			then()

@@ -56,6 +56,18 @@ type Runner struct {
 	// counts such examples, by family.
 	StopProbing time.Time
 
+	// HardEnd, when set, is when an example still in flight is cut: its
+	// requests held at the gate are never sent, its waits and retries
+	// end, its faults are healed, and Run returns ErrCut without judging
+	// it or handing it to the ledger (its history holds requests that were
+	// never answered, which is no evidence against the server; the charges
+	// of its orders are attributed, not judged). The gate's holds are
+	// otherwise unbounded: a send held while another example's crash wave
+	// recovered, or a relaunch waiting for that recovery, kept a run going
+	// 40s past its budget (redis-store, 91.6s at --budget 50s). Cut
+	// counts such examples, by family.
+	HardEnd time.Time
+
 	// Gate keeps one example's disruptions away from the others' requests
 	// when examples run at once; nil for a runner that plays one at a time.
 	Gate *Gate
@@ -70,16 +82,25 @@ type Runner struct {
 	examples   int
 	live       map[*execution]bool   // examples in flight (live.go)
 	shared     map[*sharedFault]bool // environment-wide faults active now
-	cut        map[string]int        // examples StopProbing ended early, by family
+	cut        map[string]Cuts           // examples ended early, by family
 
 }
+
+// ErrCut is Run's error for an example cut at the runner's HardEnd.
+var ErrCut = errors.New("cut at the run's hard end: not judged")
 
 // Run plays sc and returns its history. An error means the scenario could
 // not be played to its end (a wait timed out, a replica would not
 // restart, the ledger feed could not catch up): its history is still
 // returned, marked incomplete, and judging it can only find violations,
-// never prove their absence.
+// never prove their absence. ErrCut means it is not to be judged at all.
 func (r *Runner) Run(ctx context.Context, sc scenarios.Scenario) (*history.History, error) {
+	caller := ctx
+	if !r.HardEnd.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, r.HardEnd)
+		defer cancel()
+	}
 	p := r.newPlay(sc)
 	defer p.client.Close()
 	r.enter(p)
@@ -101,6 +122,10 @@ func (r *Runner) Run(ctx context.Context, sc scenarios.Scenario) (*history.Histo
 	if err == nil && ctx.Err() == nil {
 		p.converge(ctx)
 	}
+	if ctx.Err() != nil && caller.Err() == nil {
+		r.count(sc.Family, func(c *Cuts) { c.HardEnd++ })
+		return p.rec.Snapshot(false), ErrCut
+	}
 	return p.evidence(ctx, err)
 }
 
@@ -109,18 +134,25 @@ func (p *execution) pastStop(w scenarios.Wait) bool {
 	return !p.r.StopProbing.IsZero() && p.ttlWaitEnd(w).After(p.r.StopProbing)
 }
 
-func (r *Runner) noteCut(family string) {
+// Cuts counts one family's examples that the run's end cut short.
+type Cuts struct {
+	Probing int // ended before a probe past StopProbing, and judged
+	HardEnd int // still in flight at HardEnd: cut there, not judged
+}
+
+func (r *Runner) count(family string, add func(*Cuts)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cut == nil {
-		r.cut = map[string]int{}
+		r.cut = map[string]Cuts{}
 	}
-	r.cut[family]++
+	c := r.cut[family]
+	add(&c)
+	r.cut[family] = c
 }
 
-// Cut counts the examples of family that StopProbing ended before their
-// last probe.
-func (r *Runner) Cut(family string) int {
+// Cut counts the examples of family that StopProbing or HardEnd cut.
+func (r *Runner) Cut(family string) Cuts {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.cut[family]
@@ -232,7 +264,7 @@ func (p *execution) steps(ctx context.Context) error {
 		if probe := s.Wait != nil && s.Wait.TTL > 0; probe && p.failedSoFar(ctx) {
 			break // the probes still to come cannot undo a failure
 		} else if probe && p.pastStop(*s.Wait) {
-			p.r.noteCut(p.sc.Family)
+			p.r.count(p.sc.Family, func(c *Cuts) { c.Probing++ })
 			break // the run's budget ends before this probe would be sent
 		}
 		alone := i > last && p.r.Gate != nil && momentary(p.sc, s)

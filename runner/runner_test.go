@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -120,11 +121,61 @@ func TestRun_NoProbePastStopProbing(t *testing.T) {
 	if got := purposes(h); len(got) != 2 || got[1] != "late-retry@2xTTL" {
 		t.Fatalf("ops %v: want the first request and the probe due before the stop", got)
 	}
-	if n := r.Cut("late-retry"); n != 1 {
-		t.Fatalf("Cut = %d, want 1", n)
+	if n := r.Cut("late-retry"); n != (runner.Cuts{Probing: 1}) {
+		t.Fatalf("Cut = %+v, want one example stopped before a probe", n)
 	}
 	if res := checker.Check(h); res.Failed() {
 		t.Fatalf("a cut example of a server that deduplicates failed %s", search.FirstFailed(res))
+	}
+}
+
+// TestRun_CutAtHardEnd: an example still in flight at the runner's hard
+// end is cut there, its request held at the gate by another example's
+// disruption never sent: Run returns ErrCut for both, within a bound, and
+// counts them.
+func TestRun_CutAtHardEnd(t *testing.T) {
+	r := runnerOn(t, target.Policy{TTL: time.Hour, RecoveryWindow: time.Second, MaxWait: time.Second}, true)
+	r.Gate = runner.NewGate()
+	// The disruptor fails every order at the gateway (a fault on the
+	// whole environment) and holds the gate for a minute.
+	disruptor := scenarios.Scenario{Name: "disrupt", Family: "gateway-faults", Steps: []scenarios.Step{
+		{Fault: &scenarios.Fault{ID: "down", Kind: "gateway:fail_before_charge"}},
+		{Send: &scenarios.Send{ID: "a", Key: "k", Order: "o", Tenant: -1}},
+		{Wait: &scenarios.Wait{For: time.Minute}},
+		{Heal: "down"},
+	}}
+	held := scenarios.Scenario{Name: "held", Family: "concurrent-duplicates", Steps: []scenarios.Step{
+		{Send: &scenarios.Send{ID: "b", Key: "k", Order: "o", Tenant: -1}},
+	}}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	r.HardEnd = time.Now().Add(3 * time.Second)
+	done := make(chan error, 1)
+	go func() {
+		h, err := r.Run(ctx, disruptor)
+		if len(h.Ops) != 1 {
+			err = fmt.Errorf("disruptor's ops %v, want its one request", purposes(h))
+		}
+		done <- err
+	}()
+	// The disruptor's request is answered only once it owns the gate.
+	if _, err := r.Ledger().Feed().WaitOrder(ctx, "ord_rn1_o", gatewaysim.EventFault); err != nil {
+		t.Fatalf("the disruptor's request never reached the gateway: %v", err)
+	}
+	h, err := r.Run(ctx, held)
+	if !errors.Is(err, runner.ErrCut) || len(h.Ops) != 0 {
+		t.Fatalf("held example: %v, %d ops; want ErrCut and its request never sent", err, len(h.Ops))
+	}
+	if err := <-done; !errors.Is(err, runner.ErrCut) {
+		t.Fatalf("disruptor: %v, want ErrCut", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the hard end did not end the examples")
+	}
+	for fam, want := range map[string]runner.Cuts{"gateway-faults": {HardEnd: 1}, "concurrent-duplicates": {HardEnd: 1}} {
+		if got := r.Cut(fam); got != want {
+			t.Errorf("Cut(%s) = %+v, want %+v", fam, got, want)
+		}
 	}
 }
 

@@ -125,19 +125,17 @@ func (p *Property) confirm(seed uint64, hard time.Time, took, longest, shrink ti
 		return NotReplayed, nil
 	}
 	// A step the gate or convergence stretches past the hard end is cut
-	// there: shrinking stops with the smallest failure so far, and a
-	// re-play cut so stands as not re-played (redis-last-writer-wins's
-	// crash-window shrinking, its waves held at the gate, ran 10s past
-	// the hard end and held every other family with it).
-	ctx, cancel := context.WithDeadline(p.ctx(), hard)
-	defer cancel()
+	// there by the runner (runner.Runner.HardEnd): shrinking stops with
+	// the smallest failure so far, and a re-play cut so stands as not
+	// re-played (redis-last-writer-wins's crash-window shrinking, its
+	// waves held at the gate, ran 10s past the hard end and held every
+	// other family with it).
 	p.mu.Lock()
-	p.confirmCtx, p.replayCut = ctx, false
+	p.replayCut = false
 	p.mu.Unlock()
 	reproduced, err := p.confirmWith(seed, max(min(shrink, time.Until(hard)-max(took, longest)), time.Millisecond))
 	p.mu.Lock()
 	cut := p.replayCut
-	p.confirmCtx = nil
 	p.mu.Unlock()
 	if cut {
 		return NotReplayed, err

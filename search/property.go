@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -59,10 +60,9 @@ type Property struct {
 	// failure re-played) has not started: it runs whatever the shrink
 	// budget.
 	confirming bool
-	// confirmCtx is the confirmation's context: it ends at the run's hard
-	// end, and replayCut says the failure's re-play was cut there.
-	confirmCtx context.Context
-	replayCut  bool
+	// replayCut says the failure's re-play was cut short (the runner's
+	// HardEnd).
+	replayCut bool
 	played     int
 	unplayble  int
 }
@@ -86,10 +86,10 @@ func (p *Property) Check(t *rapid.T) {
 		t.Skip("shrink budget spent")
 	}
 	p.mu.Lock()
-	replay, ctx := p.confirming, cmp.Or(p.confirmCtx, p.ctx())
+	replay := p.confirming
 	p.confirming = false
 	p.mu.Unlock()
-	ex, ok := p.JudgeIn(ctx, sc)
+	ex, ok := p.Judge(sc)
 	if !ok {
 		// The harness itself cut this example short (Ctrl-C, the hard
 		// end): its unanswered requests are not evidence against the
@@ -122,7 +122,7 @@ func (p *Property) ctx() context.Context { return cmp.Or(p.Ctx, context.Backgrou
 func (p *Property) JudgeIn(ctx context.Context, sc scenarios.Scenario) (ex Example, ok bool) {
 	start := time.Now()
 	h, err := p.Runner.Run(ctx, sc)
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || errors.Is(err, runner.ErrCut) {
 		return Example{}, false
 	}
 	ex = Example{Scenario: sc, History: h, Result: checker.Check(h), Err: err, Took: time.Since(start)}
