@@ -29,6 +29,7 @@ type familyRun struct {
 	// of its example that did not fit the budget (part), if it played
 	// only a part.
 	rest *checker.Result
+	stop context.CancelCauseFunc // ends the family's context (Options.FailFast)
 }
 
 // result merges every example's judgement, re-judged ones included.
@@ -81,6 +82,9 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	budget := deadline.Sub(start)
 	prop := &search.Property{Runner: c.runner, Family: fam, Target: played, Replicas: c.runner.Env.Replicas(), Ctx: ctx, OnExample: func(ex search.Example) {
 		n, v := agg.add(ex)
+		if opts.FailFast && ex.Failed() {
+			c.stopOthers(fr)
+		}
 		if opts.Progress != nil {
 			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget})
 		}
@@ -105,8 +109,14 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	if err != nil {
 		fr.Verdict = string(checker.Unknown)
 	}
+	if context.Cause(ctx) == errFailFast {
+		note := fmt.Sprintf("stopped when %s failed (--fail-fast): its examples in flight were not judged, and the checks it decides are UNKNOWN unless they failed", c.stoppedBy)
+		rest := checker.Undecided(fam.DecidedBy(), fam.Level, note)
+		fr.rest = &rest
+		fr.addNote(note)
+	}
 	if ex := prop.LastFailure(); ex != nil {
-		if time.Until(deadline) > ex.Took {
+		if time.Until(deadline) > ex.Took && ctx.Err() == nil {
 			// Only within the budget, cut at its end: the re-play only
 			// makes a counterexample smaller, the failure found stands
 			// without it, and the gate and convergence stretch a wave

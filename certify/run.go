@@ -62,6 +62,11 @@ type Options struct {
 	// NoTimeFaults stops late-retry drawing clock_skew and db_timezone
 	// (--time-faults=false; see families.drawClockFaults).
 	NoTimeFaults bool
+	// FailFast stops every other family at the first failing example
+	// (--fail-fast): the failing family still re-plays and shrinks its
+	// failure; the others end where they are, the checks they decide
+	// UNKNOWN unless they failed too, and the run skips its settle time.
+	FailFast bool
 }
 
 // Progress is reported after every example, for progress bars.
@@ -125,15 +130,20 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 	// a family that waits (TTLs, recovery windows) is not starved by a
 	// slice of the budget, and its waits overlap the others' work.
 	stopWatch := c.watchLate(ctx)
+	ctxs := make([]context.Context, len(c.families))
+	for i, fr := range c.families {
+		ctxs[i], fr.stop = context.WithCancelCause(ctx)
+	}
 	var wg sync.WaitGroup
-	for _, fr := range c.families {
-		wg.Go(func() { c.runFamily(ctx, fr) })
+	for i, fr := range c.families {
+		wg.Go(func() { defer fr.stop(nil); c.runFamily(ctxs[i], fr) })
 	}
 	wg.Wait()
 	// A run that ends before its budget lets the server's recovery
 	// window pass (within the budget) with the watch on: money the server
 	// moves after its last example (a sweeper, an outbox) is judged too.
-	if ctx.Err() == nil {
+	// A run stopped at its first failure (FailFast) is FAILED already.
+	if ctx.Err() == nil && c.stoppedBy == "" {
 		settle(ctx, tg, c.deadline)
 	}
 	stopWatch()
@@ -160,6 +170,26 @@ type certification struct {
 	// hard is when the run's last example must end: the budget, plus
 	// Overrun less endReserve, for confirming the failure found last.
 	hard time.Time
+	// stoppedBy names the family whose failure stopped the others
+	// (Options.FailFast), once (failFast).
+	failFast  sync.Once
+	stoppedBy string
+}
+
+// errFailFast is the cause of a family stopped by another's failure.
+var errFailFast = errors.New("stopped at another family's failure (--fail-fast)")
+
+// stopOthers stops every family but failed, the first to fail, with
+// Options.FailFast.
+func (c *certification) stopOthers(failed *familyRun) {
+	c.failFast.Do(func() {
+		c.stoppedBy = failed.Name
+		for _, fr := range c.families {
+			if fr != failed {
+				fr.stop(errFailFast)
+			}
+		}
+	})
 }
 
 func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, start time.Time, opts Options) *certification {

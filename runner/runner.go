@@ -82,7 +82,7 @@ type Runner struct {
 	examples   int
 	live       map[*execution]bool   // examples in flight (live.go)
 	shared     map[*sharedFault]bool // environment-wide faults active now
-	cut        map[string]Cuts           // examples ended early, by family
+	cut        map[string]Cuts       // examples ended early, by family
 
 }
 

@@ -47,7 +47,7 @@ const (
 // within its budget and a few seconds): a failure whose re-play would end
 // later is not re-played (NotReplayed), and shrinking stops in time for
 // the last example it starts, as long as the family's longest, to end by
-// hard.
+// hard. The runner's HardEnd (hard) cuts a step still in flight then.
 func Explore(ctx context.Context, p *Property, seed, stride uint64, workers int, deadline, hard time.Time, shrink time.Duration) (seedsRun int, failSeed uint64, confirmed Confirmation, err error) {
 	if stride == 0 {
 		stride = 1

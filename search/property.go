@@ -63,8 +63,8 @@ type Property struct {
 	// replayCut says the failure's re-play was cut short (the runner's
 	// HardEnd).
 	replayCut bool
-	played     int
-	unplayble  int
+	played    int
+	unplayble int
 }
 
 // target is the target the generator sees.

@@ -34,6 +34,7 @@ type certifyFlags struct {
 	docker      bool
 	gateway     gatewaySwitch
 	timeFaults  bool
+	failFast    bool
 }
 
 func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
@@ -54,6 +55,7 @@ func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
 	fs.StringVar(&f.redisFsync, "redis-appendfsync", "everysec", "a throwaway Redis's appendfsync, for needs: [redis]: always, everysec or no")
 	fs.BoolVar(&f.docker, "docker", false, "run PostgreSQL, the gateway, toxiproxy and the replicas as local Docker images (make images first)")
 	fs.BoolVar(&f.timeFaults, "time-faults", true, "let late-retry draw clock_skew and db_timezone on a replica (--time-faults=false: neither; see docs/targets.md)")
+	fs.BoolVar(&f.failFast, "fail-fast", false, "stop every family at the first failure (the failing family still re-plays and shrinks it; the others end UNKNOWN): a quick red while fixing a server")
 	f.gateway.register(fs)
 }
 
@@ -190,7 +192,7 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Parallel: f.parallel, Strict: f.strict,
 		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, RedisAppendFsync: f.redisFsync, Progress: progress.update,
 		LogDir: filepath.Join(dir, reports.LogsDir), NoGatewayIdempotency: f.gateway.off,
-		NoTimeFaults: !f.timeFaults,
+		NoTimeFaults: !f.timeFaults, FailFast: f.failFast,
 	}
 	if inDocker(f.docker, tg) {
 		opts.Launch, opts.Mode = dockerLauncher(), "docker"
