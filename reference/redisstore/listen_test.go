@@ -46,3 +46,21 @@ func TestStore_FinishWakesRegisteredWaiters(t *testing.T) {
 		t.Fatalf("registered on a finished key: %+v %v", rec, err)
 	}
 }
+
+// The hub's subscription ends as soon as its context does, not at the
+// next idle check: a replica being stopped (every graceful restart) had
+// waited up to idleCheck (5s) for it.
+func TestStore_ListenEndsWithItsContext(t *testing.T) {
+	s := newStore(t)
+	hub := reference.NewHub(s, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { hub.Run(ctx); close(done) }()
+	storetest.Eventually(t, "the hub subscribes", hub.Listening)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second): // under idleCheck: the receive was not interrupted
+		t.Fatal("the hub's subscription outlived its context by 2s")
+	}
+}
