@@ -454,6 +454,13 @@ func TestMerge_OneUntestedWindowLeavesE2ToTheOthers(t *testing.T) {
 	if e2.Verdict != checker.Pass || !e2.Exercised {
 		t.Fatalf("E2 after merge: %s exercised=%v (%s)", e2.Verdict, e2.Exercised, e2.Note)
 	}
+	// Its note is the judgement, not the one example's "not exercised"
+	// beside it, in either order.
+	for _, m := range []checker.Result{m, checker.Merge(tested, missed)} {
+		if e2, _ := m.Find("E2"); strings.Contains(e2.Note, "not exercised") {
+			t.Errorf("E2's note after merge: %q", e2.Note)
+		}
+	}
 	if m.Verdict == checker.Unknown {
 		t.Fatalf("merged verdict UNKNOWN: %s", m.LevelNote)
 	}

@@ -222,10 +222,20 @@ func mergeChecks(acc, next []CheckResult) []CheckResult {
 			continue
 		}
 		a := &acc[i]
+		// A PASS that was not exercised notes only that ("not exercised:
+		// no retry went past the TTL"): beside another example's
+		// judgement of the same check, it would contradict it.
+		an, cn := a.Note, c.Note
+		if c.Exercised && !a.Exercised && a.Verdict == Pass {
+			an = ""
+		}
+		if a.Exercised && !c.Exercised && c.Verdict == Pass {
+			cn = ""
+		}
 		a.Verdict = Worst(a.Verdict, c.Verdict)
 		a.Exercised = a.Exercised || c.Exercised
 		a.Violations = append(a.Violations, c.Violations...)
-		a.Note = joinNotes(a.Note, c.Note)
+		a.Note = joinNotes(an, cn)
 	}
 	return acc
 }
