@@ -1,7 +1,6 @@
 package redisstore
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"net"
@@ -35,7 +34,7 @@ func (s *Store) Listen(ctx context.Context, subscribed func(), deliver func(payl
 			err = s.ping(ctx, ps)
 		}
 		if err != nil {
-			return cmp.Or(ctx.Err(), err)
+			return err
 		}
 		switch m := msg.(type) {
 		case *redis.Subscription:
