@@ -18,41 +18,59 @@ func Check(h *history.History) Result {
 		h = &history.History{}
 	}
 	ix := build(h)
-	judges := []func() CheckResult{
-		ix.m1, ix.m2, ix.m3, ix.m4, ix.m5, ix.m6,
-		ix.p1, ix.p2, ix.r1, ix.r2, ix.r3, ix.r4, ix.r5, ix.e1, ix.e2, ix.a1, ix.g1,
-	}
-	checks := make([]CheckResult, 0, len(judges))
-	for _, judge := range judges {
-		checks = append(checks, judge())
+	checks := make([]CheckResult, 0, len(catalog))
+	for _, s := range catalog {
+		checks = append(checks, s.judge(ix))
 	}
 	r := finish(checks, ix.cov)
 	r.Source = fmt.Sprintf("%s seed=%d", h.Family, h.Seed)
 	return r
 }
 
-// spec names one check and the lowest level that requires it.
-type spec struct{ id, name, level string }
+// spec is one check: its id, its name, the lowest level that requires
+// it, the rule that judges it (checker/<id>.go), and whether its FAILED is
+// money the ledger already holds and should not (MovedMoneyWrongly).
+type spec struct {
+	id, name, level string
+	judge           func(*index) CheckResult
+	movesMoney      bool
+}
 
-// catalog is every check, in report order (the order Check runs them).
-var catalog = []spec{
-	{"M1", "no double charge", "L1"},
-	{"M2", "no phantom success", "L1"},
-	{"M3", "no false failure", "L4"},
-	{"M4", "consistent replay", "L1"},
-	{"M5", "tenant isolation", "all"},
-	{"M6", "convergence", "L4"},
-	{"P1", "different payload refused", "L3"},
-	{"P2", "equal payload recognised", "L3"},
-	{"R1", "missing or invalid key gets 400", "all"},
-	{"R2", "different payload gets 422", "all"},
-	{"R3", "in-flight duplicate waits, then 409 with Retry-After", "all"},
-	{"R4", "replay marker", "all"},
-	{"R5", "success body names the order", "all"},
-	{"E1", "no early expiry", "L5"},
-	{"E2", "retry window covered", "L5"},
-	{"A1", "accounting", "L1"},
-	{"G1", "lock held by the server, not only the gateway", "all"},
+// catalog is every check, in report order (the order Check runs them):
+// the one place a check's identity is written. It is filled in init
+// because a judge starts its result from its row (newCheck): as a
+// variable's initialiser, the table would refer to itself.
+var catalog []spec
+
+func init() {
+	catalog = []spec{
+		{"M1", "no double charge", "L1", (*index).m1, true},
+		{"M2", "no phantom success", "L1", (*index).m2, false},
+		{"M3", "no false failure", "L4", (*index).m3, true},
+		{"M4", "consistent replay", "L1", (*index).m4, false},
+		{"M5", "tenant isolation", "all", (*index).m5, false},
+		{"M6", "convergence", "L4", (*index).m6, false},
+		{"P1", "different payload refused", "L3", (*index).p1, false},
+		{"P2", "equal payload recognised", "L3", (*index).p2, false},
+		{"R1", "missing or invalid key gets 400", "all", (*index).r1, false},
+		{"R2", "different payload gets 422", "all", (*index).r2, false},
+		{"R3", "in-flight duplicate waits, then 409 with Retry-After", "all", (*index).r3, false},
+		{"R4", "replay marker", "all", (*index).r4, false},
+		{"R5", "success body names the order", "all", (*index).r5, false},
+		{"E1", "no early expiry", "L5", (*index).e1, true},
+		{"E2", "retry window covered", "L5", (*index).e2, true},
+		{"A1", "accounting", "L1", (*index).a1, false},
+		{"G1", "lock held by the server, not only the gateway", "all", (*index).g1, false},
+	}
+}
+
+// specOf is the catalog's row for check id.
+func specOf(id string) (spec, bool) {
+	i := slices.IndexFunc(catalog, func(s spec) bool { return s.id == id })
+	if i < 0 {
+		return spec{}, false
+	}
+	return catalog[i], true
 }
 
 // CheckIDs lists every check's id, in report order: what an incident
@@ -68,22 +86,17 @@ func CheckIDs() []string {
 // CheckName is the name of check id ("" when there is none): how the
 // catalogue of incidents spells an expectation.
 func CheckName(id string) string {
-	for _, s := range catalog {
-		if s.id == id {
-			return s.name
-		}
-	}
-	return ""
+	s, _ := specOf(id)
+	return s.name
 }
 
 // newCheck starts a PASS, not yet exercised, result for check id.
 func newCheck(id string) CheckResult {
-	for _, s := range catalog {
-		if s.id == id {
-			return CheckResult{ID: id, Name: s.name, Level: s.level, Verdict: Pass}
-		}
+	s, ok := specOf(id)
+	if !ok {
+		panic("checker: no check " + id)
 	}
-	panic("checker: no check " + id)
+	return CheckResult{ID: id, Name: s.name, Level: s.level, Verdict: Pass}
 }
 
 // flag records a violation with verdict v; a violation always means the

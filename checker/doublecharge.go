@@ -1,15 +1,12 @@
 package checker
 
-import (
-	"slices"
-
-	"github.com/idemcheck/idemcheck/history"
-)
+import "github.com/idemcheck/idemcheck/history"
 
 // MovedMoneyWrongly says whether h already holds money that the server
-// should not have moved, as the checks judge it FAILED: two charges for
-// one payment (M1, E1, E2), or a charge after the payment had been
-// answered with a definitive failure, or by a request refused (M3). Later
+// should not have moved, as the checks whose catalog row says so
+// (spec.movesMoney) judge it FAILED: two charges for one payment (M1, E1,
+// E2), or a charge after the payment had been answered with a definitive
+// failure, or by a request refused (M3). Later
 // steps cannot take that money back, so an example that holds it may
 // stop early (the runner's StopEarly asks between late-retry probes, when
 // every request is answered and the ledger has caught up: no charge is
@@ -22,13 +19,9 @@ import (
 // example had waited out every probe, about 20s into the run.
 func MovedMoneyWrongly(h *history.History) bool {
 	for _, c := range Check(h).Checks {
-		if c.Verdict == Failed && slices.Contains(movedMoney, c.ID) {
+		if s, _ := specOf(c.ID); c.Verdict == Failed && s.movesMoney {
 			return true
 		}
 	}
 	return false
 }
-
-// movedMoney are the checks whose FAILED is money the ledger already
-// holds and should not.
-var movedMoney = []string{"M1", "M3", "E1", "E2"}
