@@ -11,6 +11,7 @@ type attempt struct {
 	apiKey string
 	key    string // Idempotency-Key; "" when absent or ignored
 	req    *chargeRequest
+	order  string    // the order req pays for, as the trace attributes it
 	intent *intentOp // nil for POST /v1/charges
 	nth    int64
 	entry  *idemEntry // the reservation under key, if any
@@ -76,6 +77,7 @@ func (s *Sim) admit(w http.ResponseWriter, r *http.Request, parse parser) (*atte
 	if !s.idempotent() {
 		a.key = ""
 	}
+	a.order = s.tracer.orderOf(a.req)
 	return a, nil
 }
 
@@ -100,7 +102,7 @@ func (s *Sim) decide(a *attempt) *response {
 		return resp
 	}
 	if a.movesMoney() {
-		a.plan = s.faults.plan(a.req.orderID(), a.nth, s.faultRand)
+		a.plan = s.faults.plan(a.order, a.nth, s.faultRand)
 	}
 	if a.key != "" {
 		a.entry = s.idem.reserve(a.scope(), a.req.fingerprint, s.cfg.Now())
@@ -126,7 +128,7 @@ func (s *Sim) lookupLocked(a *attempt) *response {
 		return errorResponse(keyInUse(a.key))
 	case idemReplay:
 		if e.resp.chargeID != "" { // a replayed PaymentIntent creation names no money
-			s.emit(Event{Type: EventReplay, ChargeID: e.resp.chargeID, OrderID: a.req.orderID(), APIKey: a.apiKey,
+			s.emit(Event{Type: EventReplay, ChargeID: e.resp.chargeID, OrderID: a.order, APIKey: a.apiKey,
 				IdempotencyKey: a.key, Amount: a.req.amount, Currency: a.req.currency})
 		}
 		return &response{status: e.resp.status, body: e.resp.body, chargeID: e.resp.chargeID, replayed: true}
@@ -202,7 +204,7 @@ func (s *Sim) storeLocked(a *attempt, resp *response) *response {
 
 func (s *Sim) newChargeLocked(a *attempt) Charge {
 	c := Charge{
-		ID: randomID(s.idRand, "ch_", 24), APIKey: a.apiKey, IdempotencyKey: a.key, OrderID: a.req.orderID(),
+		ID: randomID(s.idRand, "ch_", 24), APIKey: a.apiKey, IdempotencyKey: a.key, OrderID: a.order,
 		Amount: a.req.amount, Currency: a.req.currency, Status: StatusSucceeded, Created: s.cfg.Now(),
 		Description: a.req.description, Customer: a.req.customer, Source: a.req.source, Metadata: a.req.metadata,
 	}
@@ -266,7 +268,7 @@ func dropConnection(w http.ResponseWriter) {
 func (a *attempt) event(typ string, f *firing) Event {
 	ev := Event{Type: typ, APIKey: a.apiKey, IdempotencyKey: a.key}
 	if a.req != nil {
-		ev.OrderID, ev.Amount, ev.Currency = a.req.orderID(), a.req.amount, a.req.currency
+		ev.OrderID, ev.Amount, ev.Currency = a.order, a.req.amount, a.req.currency
 	}
 	if f != nil {
 		ev.Fault, ev.FaultID = f.kind, f.id

@@ -19,8 +19,6 @@ type chargeRequest struct {
 	fingerprint string
 }
 
-func (c *chargeRequest) orderID() string { return c.metadata["order_id"] }
-
 // paramShape is how a top-level charge parameter may be written.
 type paramShape int
 

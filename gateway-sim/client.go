@@ -130,6 +130,17 @@ func (c *Client) Release(ctx context.Context, holdID string) error {
 	return c.do(ctx, http.MethodPost, "/_sim/release?hold="+url.QueryEscape(holdID), nil, nil)
 }
 
+// SetTrace calls PUT /_sim/trace: later requests are attributed by t.
+func (c *Client) SetTrace(ctx context.Context, t Trace) error {
+	return c.do(ctx, http.MethodPut, "/_sim/trace", t, nil)
+}
+
+// Expect calls POST /_sim/expect: e's amount and currency pay for its
+// order, under an amount trace.
+func (c *Client) Expect(ctx context.Context, e Expectation) error {
+	return c.do(ctx, http.MethodPost, "/_sim/expect", e, nil)
+}
+
 // Holds lists the withheld responses.
 func (c *Client) Holds(ctx context.Context) ([]Hold, error) {
 	var out holdsJSON

@@ -38,6 +38,11 @@ type Controller interface {
 	// RemoveFault uninstalls a rule; an id already spent or removed is
 	// not an error.
 	RemoveFault(id string) error
+	// SetTrace sets where requests name their order (Trace).
+	SetTrace(ctx context.Context, t Trace) error
+	// Expect notes which order an amount and currency pay for, under an
+	// amount trace.
+	Expect(ctx context.Context, e Expectation) error
 }
 
 // Local is the Controller of an in-process simulator.
@@ -50,6 +55,8 @@ func (l local) LastSeq(context.Context) (int64, error)            { return l.s.L
 func (l local) Ledger(context.Context) ([]Charge, error)          { return l.s.Ledger(), nil }
 func (l local) ReleaseAll() error                                 { l.s.ReleaseAll(); return nil }
 func (l local) Holds(context.Context) ([]Hold, error)             { return l.s.Holds(), nil }
+func (l local) SetTrace(_ context.Context, t Trace) error         { return l.s.SetTrace(t) }
+func (l local) Expect(_ context.Context, e Expectation) error     { return l.s.Expect(e) }
 
 func (l local) Release(holdID string) error {
 	if holdID == "" {
@@ -84,6 +91,9 @@ func (cfg Config) Args() []string {
 	}
 	if cfg.NoIdempotency {
 		args = append(args, "--no-idempotency")
+	}
+	if !cfg.Trace.IsZero() {
+		args = append(args, "--trace="+cfg.Trace.String())
 	}
 	return args
 }

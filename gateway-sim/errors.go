@@ -17,6 +17,9 @@ var (
 	// ErrInvalidFault is returned by Fault.Validate and by the HTTP fault API
 	// for a fault that could never fire as described.
 	ErrInvalidFault = errors.New("gatewaysim: invalid fault")
+	// ErrInvalidTrace is a trace that names no place for the order or
+	// several, or an amount expectation that cannot attribute one order.
+	ErrInvalidTrace = errors.New("gatewaysim: invalid trace")
 	// ErrClosed is returned by WaitEvent once the simulator has been closed.
 	ErrClosed = errors.New("gatewaysim: closed")
 

@@ -22,7 +22,7 @@ type Charge struct {
 	ID             string    `json:"id"`
 	APIKey         string    `json:"api_key"`
 	IdempotencyKey string    `json:"idempotency_key"` // "" when the request carried none
-	OrderID        string    `json:"order_id"`        // metadata[order_id]
+	OrderID        string    `json:"order_id"`        // the order the trace attributes it to ("" for none)
 	Amount         int64     `json:"amount"`
 	Currency       string    `json:"currency"` // lower case, as Stripe normalises it
 	Status         string    `json:"status"`   // StatusSucceeded or StatusFailed

@@ -30,6 +30,9 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives the simulator's decisions; nil discards them.
 	Logger *slog.Logger
+	// Trace is where requests name their order (zero: DefaultTrace);
+	// SetTrace changes it while the simulator runs.
+	Trace Trace
 }
 
 func (c Config) withDefaults() Config {
@@ -42,6 +45,9 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	if c.Trace.IsZero() {
+		c.Trace = DefaultTrace
+	}
 	return c
 }
 
@@ -53,6 +59,7 @@ type Sim struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	events  *eventLog
+	tracer  *tracer
 	reqSeq  atomic.Int64 // Request-Id counter
 	closeMu sync.Once
 
@@ -76,6 +83,7 @@ func New(cfg Config) *Sim {
 		cfg:       cfg,
 		log:       cfg.Logger,
 		events:    newEventLog(),
+		tracer:    newTracer(cfg.Trace),
 		ledger:    newLedger(),
 		intents:   newIntentTable(),
 		idem:      newIdemStore(cfg.IdempotencyTTL),
@@ -112,6 +120,7 @@ func (s *Sim) Reset() {
 	s.requests = 0
 	s.faultRand = newRand(s.cfg.Seed, streamFaults)
 	s.events.forget()
+	s.tracer.forgetExpected()
 	s.emit(Event{Type: EventReset})
 	s.log.Info("reset")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 )
@@ -22,6 +23,9 @@ func (s *Sim) simRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /_sim/holds", s.simHolds)
 	mux.HandleFunc("GET /_sim/events", s.simEvents)
 	mux.HandleFunc("GET /_sim/seq", s.simSeq)
+	mux.HandleFunc("GET /_sim/trace", s.simTrace)
+	mux.HandleFunc("PUT /_sim/trace", s.simSetTrace)
+	mux.HandleFunc("POST /_sim/expect", s.simExpect)
 	mux.HandleFunc("/_sim/", s.simUnknown)
 }
 
@@ -41,6 +45,7 @@ var simErrorCodes = []struct {
 	{ErrUnknownHold, "unknown_hold", http.StatusNotFound},
 	{ErrUnknownFault, "unknown_fault", http.StatusNotFound},
 	{ErrInvalidFault, "invalid_fault", http.StatusBadRequest},
+	{ErrInvalidTrace, "invalid_trace", http.StatusBadRequest},
 	{ErrClosed, "closed", http.StatusServiceUnavailable},
 }
 
@@ -156,4 +161,43 @@ type seqJSON struct {
 
 func (s *Sim) simSeq(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, seqJSON{Seq: s.LastSeq()})
+}
+
+func (s *Sim) simTrace(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.Trace())
+}
+
+// simSetTrace is PUT /_sim/trace with a Trace as its JSON body.
+func (s *Sim) simSetTrace(w http.ResponseWriter, r *http.Request) {
+	var t Trace
+	if err := decodeStrict(http.MaxBytesReader(w, r.Body, maxBody), &t); err != nil {
+		writeSimError(w, fmt.Errorf("%w: %v", ErrInvalidTrace, err))
+		return
+	}
+	if err := s.SetTrace(t); err != nil {
+		writeSimError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// simExpect is POST /_sim/expect with an Expectation as its JSON body.
+func (s *Sim) simExpect(w http.ResponseWriter, r *http.Request) {
+	var e Expectation
+	if err := decodeStrict(http.MaxBytesReader(w, r.Body, maxBody), &e); err != nil {
+		writeSimError(w, fmt.Errorf("%w: %v", ErrInvalidTrace, err))
+		return
+	}
+	if err := s.Expect(e); err != nil {
+		writeSimError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// decodeStrict decodes one JSON value into v, refusing unknown fields.
+func decodeStrict(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }

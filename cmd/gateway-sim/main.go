@@ -43,6 +43,7 @@ type options struct {
 	noIdempotency bool
 	seed          int64
 	verbose       bool
+	trace         gatewaysim.Trace
 }
 
 func main() {
@@ -70,6 +71,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.noIdempotency, "no-idempotency", false, "ignore Idempotency-Key, like a gateway without idempotency support")
 	fs.Int64Var(&o.seed, "seed", 1, "seed for probability faults and charge ids")
 	fs.BoolVar(&o.verbose, "verbose", false, "log every decision to stderr")
+	fs.Func("trace", "where requests name their order: metadata[KEY], description:PATTERN or amount (default metadata[order_id])", func(v string) error {
+		t, err := gatewaysim.ParseTrace(v)
+		o.trace = t
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -90,7 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sim := gatewaysim.New(gatewaysim.Config{
-		IdempotencyTTL: o.ttl, NoIdempotency: o.noIdempotency, Seed: o.seed, Logger: logger(o.verbose, stderr),
+		IdempotencyTTL: o.ttl, NoIdempotency: o.noIdempotency, Seed: o.seed, Logger: logger(o.verbose, stderr), Trace: o.trace,
 	})
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {

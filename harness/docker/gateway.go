@@ -182,6 +182,16 @@ func (g *gatewayCtl) RemoveFault(id string) error {
 	return nil
 }
 
+// SetTrace sets the container's trace.
+func (g *gatewayCtl) SetTrace(ctx context.Context, t gatewaysim.Trace) error {
+	return g.c.SetTrace(ctx, t)
+}
+
+// Expect tells the container which order an amount pays for.
+func (g *gatewayCtl) Expect(ctx context.Context, e gatewaysim.Expectation) error {
+	return g.c.Expect(ctx, e)
+}
+
 // close releases holds (a held handler would block the SUT's shutdown)
 // and stops the stream.
 func (g *gatewayCtl) close() {

@@ -1,0 +1,201 @@
+package gatewaysim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// OrderPlaceholder stands for the order id in a description pattern.
+const OrderPlaceholder = "{order_id}"
+
+// Trace says where a service names the order on its gateway calls, so
+// that every charge is attributed to the order it pays for. A service is
+// taken as it is: it may forward the order under any metadata key, only
+// in the charge's description, or not at all. In the last case the
+// harness gives every payment of a run an amount and currency no other
+// payment has, tells the simulator which order each pair stands for
+// (Expect), and a charge is attributed by its amount and currency.
+//
+// Exactly one of the fields is set; the zero Trace is metadata[order_id],
+// the charge protocol's own choice.
+type Trace struct {
+	// Metadata is the metadata key whose value is the order id.
+	Metadata string `json:"metadata,omitempty"`
+	// Description is the charge description with the order id in it,
+	// written with OrderPlaceholder ("Order {order_id}").
+	Description string `json:"description,omitempty"`
+	// Amount attributes a charge by its amount and currency.
+	Amount bool `json:"amount,omitempty"`
+}
+
+// DefaultTrace is metadata[order_id].
+var DefaultTrace = Trace{Metadata: "order_id"}
+
+// ParseTrace reads the written form of a trace: metadata[KEY],
+// description:PATTERN (PATTERN holds {order_id} once) or amount. The
+// error says which forms are accepted.
+func ParseTrace(s string) (Trace, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "amount":
+		return Trace{Amount: true}, nil
+	case strings.HasPrefix(s, "metadata[") && strings.HasSuffix(s, "]"):
+		return Trace{Metadata: s[len("metadata[") : len(s)-1]}.checked()
+	case strings.HasPrefix(s, "description:"):
+		return Trace{Description: strings.TrimSpace(s[len("description:"):])}.checked()
+	}
+	return Trace{}, fmt.Errorf("%w: %q: want metadata[KEY], description:PATTERN with %s in it, or amount", ErrInvalidTrace, s, OrderPlaceholder)
+}
+
+// Validate reports a trace that names no place, several, or a pattern
+// without exactly one OrderPlaceholder.
+func (t Trace) Validate() error {
+	_, err := t.checked()
+	return err
+}
+
+func (t Trace) checked() (Trace, error) {
+	set := 0
+	for _, on := range []bool{t.Metadata != "", t.Description != "", t.Amount} {
+		if on {
+			set++
+		}
+	}
+	switch {
+	case set != 1:
+		return t, fmt.Errorf("%w: set exactly one of metadata, description and amount", ErrInvalidTrace)
+	case t.Metadata != "" && len(t.Metadata) > maxMetadataKey:
+		return t, fmt.Errorf("%w: metadata key %q: at most %d characters", ErrInvalidTrace, t.Metadata, maxMetadataKey)
+	case t.Description != "" && strings.Count(t.Description, OrderPlaceholder) != 1:
+		return t, fmt.Errorf("%w: description pattern %q: it must hold %s once", ErrInvalidTrace, t.Description, OrderPlaceholder)
+	}
+	return t, nil
+}
+
+// String is the written form ParseTrace reads.
+func (t Trace) String() string {
+	switch {
+	case t.Amount:
+		return "amount"
+	case t.Description != "":
+		return "description:" + t.Description
+	case t.Metadata != "":
+		return "metadata[" + t.Metadata + "]"
+	}
+	return DefaultTrace.String()
+}
+
+// IsZero reports the zero Trace (DefaultTrace in effect).
+func (t Trace) IsZero() bool { return t == Trace{} }
+
+// orderIn is the order a request names under t ("" when it names none).
+// An amount trace is resolved by the tracer, which holds the index.
+func (t Trace) orderIn(req *chargeRequest) string {
+	switch {
+	case t.Description != "":
+		pre, post, _ := strings.Cut(t.Description, OrderPlaceholder)
+		d := req.description
+		if len(d) <= len(pre)+len(post) || !strings.HasPrefix(d, pre) || !strings.HasSuffix(d, post) {
+			return ""
+		}
+		return d[len(pre) : len(d)-len(post)]
+	case t.Metadata != "":
+		return req.metadata[t.Metadata]
+	}
+	return req.metadata[DefaultTrace.Metadata]
+}
+
+// tracer attributes requests to orders: the one place the simulator
+// decides which order a request pays for. Every event, ledger entry,
+// hold and fault match reads the order it gives. It has its own lock.
+type tracer struct {
+	mu      sync.Mutex
+	trace   Trace
+	amounts map[string]string // amount key -> order, for an amount trace
+}
+
+func newTracer(t Trace) *tracer {
+	return &tracer{trace: t, amounts: map[string]string{}}
+}
+
+func amountKey(amount int64, currency string) string {
+	return strconv.FormatInt(amount, 10) + " " + strings.ToLower(currency)
+}
+
+// orderOf is the order req pays for under the trace in force.
+func (tr *tracer) orderOf(req *chargeRequest) string {
+	if req == nil {
+		return ""
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.trace.Amount {
+		return tr.amounts[amountKey(req.amount, req.currency)]
+	}
+	return tr.trace.orderIn(req)
+}
+
+func (tr *tracer) set(t Trace) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.trace = t
+}
+
+func (tr *tracer) get() Trace {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.trace
+}
+
+// expect notes that amount and currency pay for order; a pair already
+// taken by another order is an error, since a charge for it could not
+// be attributed to one order.
+func (tr *tracer) expect(order string, amount int64, currency string) error {
+	k := amountKey(amount, currency)
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if o, taken := tr.amounts[k]; taken && o != order {
+		return fmt.Errorf("%w: amount %s already pays for order %s, not %s", ErrInvalidTrace, k, o, order)
+	}
+	tr.amounts[k] = order
+	return nil
+}
+
+// Expectation is one payment an amount trace attributes: its amount and
+// currency pay for Order.
+type Expectation struct {
+	Order    string `json:"order"`
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// SetTrace makes t the trace every later request is attributed by.
+func (s *Sim) SetTrace(t Trace) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	s.tracer.set(t)
+	s.log.Info("trace", "trace", t.String())
+	return nil
+}
+
+// Trace is the trace in force.
+func (s *Sim) Trace() Trace { return s.tracer.get() }
+
+// Expect notes that e's amount and currency pay for its order, for an
+// amount trace.
+func (s *Sim) Expect(e Expectation) error {
+	if e.Order == "" || e.Amount <= 0 || !isCurrency(e.Currency) {
+		return fmt.Errorf("%w: expectation needs an order, a positive amount and a currency", ErrInvalidTrace)
+	}
+	return s.tracer.expect(e.Order, e.Amount, e.Currency)
+}
+
+// forgetExpected drops the amount index (a Reset); the trace stays.
+func (tr *tracer) forgetExpected() {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.amounts = map[string]string{}
+}
