@@ -221,23 +221,32 @@ func mergeChecks(acc, next []CheckResult) []CheckResult {
 			acc = append(acc, c)
 			continue
 		}
-		a := &acc[i]
-		// A PASS that was not exercised notes only that ("not exercised:
-		// no retry went past the TTL"): beside another example's
-		// judgement of the same check, it would contradict it.
-		an, cn := a.Note, c.Note
-		if c.Exercised && !a.Exercised && a.Verdict == Pass {
-			an = ""
-		}
-		if a.Exercised && !c.Exercised && c.Verdict == Pass {
-			cn = ""
-		}
-		a.Verdict = Worst(a.Verdict, c.Verdict)
-		a.Exercised = a.Exercised || c.Exercised
-		a.Violations = append(a.Violations, c.Violations...)
-		a.Note = joinNotes(an, cn)
+		acc[i] = MergeCheck(acc[i], c)
 	}
 	return acc
+}
+
+// MergeCheck folds b, another result of check a.ID (another example's,
+// family's or shard's), into a: the worse verdict, exercised if either
+// was, every violation, and both notes, each distinct note once and at
+// most a few (joinNotes). A PASS that was not exercised notes only that
+// ("not exercised: no retry went past the TTL"): beside the other's
+// judgement of the same check it would contradict it, so its note is
+// dropped. Merge and reports.Merge (`idemcheck merge`) both fold a check
+// through it.
+func MergeCheck(a, b CheckResult) CheckResult {
+	an, bn := a.Note, b.Note
+	if b.Exercised && !a.Exercised && a.Verdict == Pass {
+		an = ""
+	}
+	if a.Exercised && !b.Exercised && b.Verdict == Pass {
+		bn = ""
+	}
+	a.Verdict = Worst(a.Verdict, b.Verdict)
+	a.Exercised = a.Exercised || b.Exercised
+	a.Violations = append(a.Violations, b.Violations...)
+	a.Note = joinNotes(an, bn)
+	return a
 }
 
 func indexOf(checks []CheckResult, id string) int {

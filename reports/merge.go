@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
@@ -11,7 +12,8 @@ import (
 // Merge combines the reports of one target's shards (`certify --shard
 // k/n` on n runners) into one: families and checks matched by name, the
 // worst verdict of each, scenarios, seeds and coverage summed, every
-// violation kept.
+// violation kept; a check's results merge as the checker merges a
+// family's examples (checker.MergeCheck), notes included.
 // The level is the lowest any shard reached: a level is only as proven as
 // its weakest shard, and the shards' raw results are not in the reports.
 // Reports of different targets are refused, and so are reports of two
@@ -98,21 +100,24 @@ func indexFamily(fs []FamilyResult, name string) int {
 	return -1
 }
 
+// mergeChecks folds next into acc, matching checks by ID and family; a
+// check's results merge as the checker merges them (checker.MergeCheck).
 func mergeChecks(acc, next []Check) []Check {
 	for _, c := range next {
-		found := false
-		for i := range acc {
-			if acc[i].ID == c.ID && acc[i].Family == c.Family {
-				acc[i].Verdict = worse(acc[i].Verdict, c.Verdict)
-				acc[i].Exercised = acc[i].Exercised || c.Exercised
-				found = true
-			}
-		}
-		if !found {
+		i := slices.IndexFunc(acc, func(a Check) bool { return a.ID == c.ID && a.Family == c.Family })
+		if i < 0 {
 			acc = append(acc, c)
+			continue
 		}
+		m := checker.MergeCheck(acc[i].result(), c.result())
+		acc[i].Verdict, acc[i].Exercised, acc[i].Note = string(m.Verdict), m.Exercised, m.Note
 	}
 	return acc
+}
+
+// result is the check as the checker holds it, violations aside.
+func (c Check) result() checker.CheckResult {
+	return checker.CheckResult{ID: c.ID, Name: c.Name, Level: c.Level, Verdict: checker.Verdict(c.Verdict), Exercised: c.Exercised, Note: c.Note}
 }
 
 func worse(a, b string) string { return string(checker.Worst(checker.Verdict(a), checker.Verdict(b))) }

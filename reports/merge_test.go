@@ -61,3 +61,24 @@ func TestMerge_OneBuild(t *testing.T) {
 		t.Fatalf("merged shards of two builds: %v", err)
 	}
 }
+
+// TestMerge_ExercisedCheckDropsNotExercisedNote: two shards of one
+// family, one whose examples sent no retry past the TTL (E2 PASS, not
+// exercised, noted so) and one that judged E2: the merged E2 is
+// exercised, and its note is the judgement, with no "not exercised"
+// beside it, in either order, as checker.Merge keeps a family's notes.
+func TestMerge_ExercisedCheckDropsNotExercisedNote(t *testing.T) {
+	missed := shard("L4", "pass", reports.Check{ID: "E2", Family: "late-retry", Verdict: "PASS",
+		Note: "not exercised: no retry went past the TTL (2s)"})
+	judged := shard("L5", "pass", reports.Check{ID: "E2", Family: "late-retry", Verdict: "PASS", Exercised: true,
+		Note: "judged 3 definitive answers to retries sent in (TTL 2s, retry window 10s]"})
+	for _, order := range [][]*reports.Report{{missed, judged}, {judged, missed}} {
+		m, err := reports.Merge(order...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := m.Checks[0]; len(m.Checks) != 1 || !c.Exercised || c.Note != judged.Checks[0].Note {
+			t.Errorf("merged E2 (first shard's note %q): %+v", order[0].Checks[0].Note, m.Checks)
+		}
+	}
+}
