@@ -32,6 +32,22 @@ var ladder = []rung{
 	{"L5", "expiry-safe", []string{"E1", "E2"}, nil, nil},
 }
 
+// LevelName is the name of a certification level ("L2" →
+// "concurrency-safe", "L0" → "not certified"), or "" for a level this
+// build does not know: the ladder's, which every report shows beside the
+// level.
+func LevelName(level string) string {
+	if level == "L0" {
+		return "not certified"
+	}
+	for _, r := range ladder {
+		if r.level == level {
+			return r.name
+		}
+	}
+	return ""
+}
+
 func needSequential(c Coverage) string {
 	if c.SequentialRetries == 0 {
 		return "no sequential retry"

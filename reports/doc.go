@@ -13,8 +13,8 @@
 //
 // Report, FamilyResult, Check, Violation, Tool and Duration are the
 // report.json schema; SchemaVersion is its version. Check.Grade and
-// Check.Failing are how every writer grades a check; LevelName names a
-// certification level. Tool is the idemcheck build that wrote a report:
+// Check.Failing are how every writer grades a check; checker.LevelName
+// names a certification level. Tool is the idemcheck build that wrote a report:
 // CurrentTool reads the running binary's (ToolOf its build information),
 // and `idemcheck version` prints the same.
 //

@@ -7,20 +7,6 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 )
 
-// levelNames are the level names of docs/protocol.md §7, shown beside the level badge.
-var levelNames = map[string]string{
-	"L0": "not certified",
-	"L1": "retry-safe",
-	"L2": "concurrency-safe",
-	"L3": "payload-safe",
-	"L4": "crash-safe",
-	"L5": "expiry-safe",
-}
-
-// LevelName returns the name of a certification level ("L2" →
-// "concurrency-safe"), or "" for a level this build does not know.
-func LevelName(level string) string { return levelNames[level] }
-
 // Grade is how a report renders one check: the verdict when the check was
 // exercised, "not exercised" when the history never asked its question (a
 // PASS that certifies nothing). Every writer grades through it, so the

@@ -80,7 +80,7 @@ type familyView struct {
 // buildPage computes the page's view of r.
 func buildPage(r *Report) (*pageView, error) {
 	p := &pageView{R: r, Verdict: VerdictWord(r.Verdict), VerdictClass: verdictClass(r.Verdict),
-		LevelName: LevelName(r.Level), Budget: time.Duration(r.Budget).String(),
+		LevelName: checker.LevelName(r.Level), Budget: time.Duration(r.Budget).String(),
 		Duration: time.Duration(r.Duration).Round(time.Millisecond).String(), Summary: gradeSummary(r),
 		Env: envRows(r), Coverage: coverageRows(r), Matrix: buildMatrix(r)}
 	if !r.Started.IsZero() {

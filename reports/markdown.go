@@ -45,7 +45,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 func mdHeader(b *strings.Builder, r *Report) {
 	verdict := verdictClass(r.Verdict)
 	fmt.Fprintf(b, "### %s idemcheck %s: **%s**, level **%s**", verdictIcons[verdict], code(r.Target), VerdictWord(r.Verdict), r.Level)
-	if name := LevelName(r.Level); name != "" {
+	if name := checker.LevelName(r.Level); name != "" {
 		fmt.Fprintf(b, " (%s)", name)
 	}
 	b.WriteString("\n\n")

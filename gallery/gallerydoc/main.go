@@ -9,6 +9,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/internal/yamlfile"
 	"github.com/idemcheck/idemcheck/reports"
 )
@@ -254,7 +256,7 @@ func summarize(e Entry, runs []*reports.Report, dir string) Row {
 			if !slices.Contains(cr.Families, c.Family) {
 				cr.Families = append(cr.Families, c.Family)
 			}
-			if rank(c.Verdict) > rank(cr.FamilyVerdict[c.Family]) {
+			if v, ok := cr.FamilyVerdict[c.Family]; !ok || rank(c.Verdict) > rank(v) {
 				cr.FamilyVerdict[c.Family] = c.Verdict
 			}
 		}
@@ -264,7 +266,7 @@ func summarize(e Entry, runs []*reports.Report, dir string) Row {
 		r.Checks = append(r.Checks, *cr)
 	}
 	slices.SortFunc(r.Checks, func(a, b CheckRow) int {
-		return cmpOr(rank(b.Verdict)-rank(a.Verdict), checkOrder(a.ID)-checkOrder(b.ID))
+		return cmp.Or(rank(b.Verdict)-rank(a.Verdict), checkOrder(a.ID)-checkOrder(b.ID))
 	})
 	return r
 }
@@ -280,25 +282,17 @@ func verdictWord(v string) string {
 	return strings.ToUpper(v)
 }
 
-// rank orders verdicts from best to worst.
-func rank(v string) int {
-	return slices.Index([]string{"PASS", "INFORMATIONAL", "NON-STRICT", "UNKNOWN", "FAILED"}, v)
-}
+// rank orders verdicts from best to worst, as the checker does.
+func rank(v string) int { return checker.Verdict(v).Rank() }
 
-// checkOrder lists money checks first, as the protocol document does.
+// checkOrder is a check's place in the checker's report order, money
+// checks first; a check this build does not know comes last.
 func checkOrder(id string) int {
-	order := []string{"M1", "M2", "M3", "M4", "M5", "M6", "P1", "P2", "A1", "E1", "E2", "R1", "R2", "R3", "R4", "R5", "G1"}
-	if i := slices.Index(order, id); i >= 0 {
+	ids := checker.CheckIDs()
+	if i := slices.Index(ids, id); i >= 0 {
 		return i
 	}
-	return len(order)
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
+	return len(ids)
 }
 
 // explains returns the findings that explain check id in the entry.

@@ -134,3 +134,27 @@ func TestGallery_GlueBuildsAndFiberV2MemoryFails(t *testing.T) {
 		}
 	}
 }
+
+// TestGallery_ChecksWorstFirstInReportOrder: an entry's checks are listed
+// worst verdict first, then in the checker's report order, each with the
+// worst verdict over the seeds and every family's own worst verdict.
+func TestGallery_ChecksWorstFirstInReportOrder(t *testing.T) {
+	check := func(id, family, verdict string) reports.Check {
+		return reports.Check{ID: id, Family: family, Verdict: verdict, Exercised: true}
+	}
+	runs := []*reports.Report{
+		{Seed: 1, Checks: []reports.Check{check("R4", "a", "INFORMATIONAL"), check("R1", "a", "NON-STRICT"), check("E1", "a", "NON-STRICT"), check("M1", "b", "NON-STRICT")}},
+		{Seed: 2, Checks: []reports.Check{check("M1", "a", "FAILED"), check("M2", "a", "PASS")}},
+	}
+	r := summarize(Entry{Name: "lib"}, runs, "gallery/lib")
+	var got []string
+	for _, c := range r.Checks {
+		got = append(got, c.ID+" "+c.Verdict)
+	}
+	if want := []string{"M1 FAILED", "R1 NON-STRICT", "E1 NON-STRICT", "R4 INFORMATIONAL"}; !slices.Equal(got, want) {
+		t.Fatalf("checks %v, want %v", got, want)
+	}
+	if fv := r.Checks[0].FamilyVerdict; fv["a"] != "FAILED" || fv["b"] != "NON-STRICT" {
+		t.Errorf("M1's family verdicts: %v", fv)
+	}
+}
