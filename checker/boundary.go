@@ -112,9 +112,15 @@ func anyEdge(ops ...*opInfo) bool {
 	return false
 }
 
-// edgeNote lists what was left undecided at the promise's end.
-func (ix *index) edgeNote(items []string) string {
-	return listNote("UNKNOWN within ±"+ix.bandw.String()+" of the promise's end (client and server clocks differ)", items)
+// undecided is the one rule for what a check could judge only at the edge
+// of a promise (markEdges): when edge lists anything, check c is UNKNOWN,
+// however clean the rest, and the note part returned lists what was left
+// undecided ("" when nothing was).
+func (ix *index) undecided(c *CheckResult, edge []string) string {
+	if len(edge) > 0 {
+		c.Verdict = Worst(c.Verdict, Unknown)
+	}
+	return listNote("UNKNOWN within ±"+ix.bandw.String()+" of the promise's end (client and server clocks differ)", edge)
 }
 
 func abs(d time.Duration) time.Duration {

@@ -36,12 +36,9 @@ func (ix *index) e1() CheckResult {
 	}
 	probes := ix.cov.ExpiryProbes
 	c.Exercised = c.Exercised || probes > 0 || len(edge) > 0
-	if len(edge) > 0 {
-		c.Verdict = Worst(c.Verdict, Unknown)
-	}
 	c.Note = notes(fmt.Sprintf("TTL %s; %d definitive answers to retries sent in [TTL/2, TTL]", ttlText(ttl), probes),
 		listNote("double charges sent before the key had a definitive answer (a race: M1's, not expiry)", raced),
-		ix.edgeNote(edge))
+		ix.undecided(&c, edge))
 	return c
 }
 
@@ -93,10 +90,7 @@ func (ix *index) e2() CheckResult {
 		}
 	}
 	c.Exercised = c.Exercised || ix.cov.LateRetries > 0 || len(edge) > 0
-	c.Note = notes(ix.e2Note(&c), ix.edgeNote(edge))
-	if len(edge) > 0 {
-		c.Verdict = Worst(c.Verdict, Unknown)
-	}
+	c.Note = notes(ix.e2Note(&c), ix.undecided(&c, edge))
 	return c
 }
 

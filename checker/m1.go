@@ -113,17 +113,14 @@ func (ix *index) m1() CheckResult {
 		l, o := untimely(ord)
 		late, orphans = append(late, l...), append(orphans, o...)
 	}
-	c.Exercised = c.Exercised || retried > 0
+	c.Exercised = c.Exercised || retried > 0 || len(edge) > 0
 	c.Note = notes(
 		fmt.Sprintf("judged %d succeeded charges over %d orders, %d of them requested more than once", judged, len(ix.orders), retried),
 		listNote("charged again outside every promise (a later epoch of the key, or another key), not held against M1", again),
 		listNote("made while no request of the order was in flight, attributed to the latest earlier request", late),
 		listNote("made before any request of the order was sent (clock skew, or money moved unasked)", orphans),
-		ix.edgeNote(edge),
+		ix.undecided(&c, edge),
 	)
-	if len(edge) > 0 {
-		c.Verdict, c.Exercised = Worst(c.Verdict, Unknown), true
-	}
 	return c
 }
 

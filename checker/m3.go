@@ -44,10 +44,7 @@ func (ix *index) m3() CheckResult {
 		}
 	}
 	c.Exercised = c.Exercised || own > 0
-	c.Note = notes(fmt.Sprintf("judged %d definitive failures against the ledger, %d of them to a key's own body", n, own), ix.edgeNote(edge))
-	if len(edge) > 0 {
-		c.Verdict = Worst(c.Verdict, Unknown)
-	}
+	c.Note = notes(fmt.Sprintf("judged %d definitive failures against the ledger, %d of them to a key's own body", n, own), ix.undecided(&c, edge))
 	return c
 }
 

@@ -33,10 +33,7 @@ func (ix *index) m4() CheckResult {
 		}
 	}
 	c.Exercised = c.Exercised || replayed > 0
-	c.Note = notes(fmt.Sprintf("judged %d definitive answers; %d key epochs answered more than once", n, replayed), ix.edgeNote(edge))
-	if len(edge) > 0 {
-		c.Verdict = Worst(c.Verdict, Unknown)
-	}
+	c.Note = notes(fmt.Sprintf("judged %d definitive answers; %d key epochs answered more than once", n, replayed), ix.undecided(&c, edge))
 	return c
 }
 

@@ -45,9 +45,9 @@ func (ix *index) p1() CheckResult {
 		}
 	}
 	c.Exercised = c.Exercised || n > 0
-	c.Note = notes(fmt.Sprintf("judged %d requests with a different body", n), ix.edgeNote(edge),
+	c.Note = notes(fmt.Sprintf("judged %d requests with a different body", n), ix.undecided(&c, edge),
 		listNote("UNKNOWN: the key's first body may never have been stored (every request with it before was answered 5xx or not at all, and none charged)", unheld))
-	if len(edge) > 0 || len(unheld) > 0 {
+	if len(unheld) > 0 {
 		c.Verdict = Worst(c.Verdict, Unknown)
 	}
 	return c
@@ -140,10 +140,7 @@ func (ix *index) p2() CheckResult {
 		}
 	}
 	c.Exercised = c.Exercised || bytewise > 0
-	c.Note = notes(fmt.Sprintf("judged %d answers to equal bodies, %d of them byte-different (exercised only by those)", n, bytewise), ix.edgeNote(edge))
-	if len(edge) > 0 {
-		c.Verdict = Worst(c.Verdict, Unknown)
-	}
+	c.Note = notes(fmt.Sprintf("judged %d answers to equal bodies, %d of them byte-different (exercised only by those)", n, bytewise), ix.undecided(&c, edge))
 	return c
 }
 
