@@ -10,6 +10,8 @@
 //   - Check(h) judges one history and returns a Result.
 //   - Merge(results...) combines the results of several histories of one
 //     target (families, shards) into one certification.
+//   - MergeCheck(a, b) folds two results of one check: the one rule Merge
+//     and reports.Merge (`idemcheck merge`) both merge a check by.
 //   - Undecided(id, level, note) is a family that could not run (UNKNOWN);
 //     NotJudged(id, level, note) one deliberately not played (PASS, not
 //     exercised), such as crash-window against a gateway without
@@ -17,7 +19,7 @@
 //
 // Results:
 //   - Result: Checks (every check, in the order M1..M6, P1, P2, R1..R5,
-//     E1, E2, A1), the worst Verdict, the certification Level and LevelNote, the
+//     E1, E2, A1, G1), the worst Verdict, the certification Level and LevelNote, the
 //     Coverage (what the history exercised) and Source. Result.Failed,
 //     Result.Find.
 //   - CheckResult: one check's ID, Name, Level, Verdict, Exercised,
@@ -28,6 +30,10 @@
 //   - Verdict: PASS, INFORMATIONAL, NON-STRICT, UNKNOWN, FAILED, ordered by
 //     Verdict.Rank in that order; Verdict.Acceptable is true for the first
 //     three.
+//   - CheckIDs and CheckName read the catalog (check.go), one row per
+//     check: its id, name, level, judge, and whether its FAILED is money
+//     moved (MovedMoneyWrongly). LevelName names a level ("L4" →
+//     "crash-safe"), from the ladder.
 //   - Coverage: what was exercised, summed by Coverage.Add (and Merge),
 //     including CrashFaults, CrashJudged and CrashPoints, the count per
 //     crash point.
