@@ -1,6 +1,7 @@
 // Command idemcheck certifies servers that implement idempotency keys for
 // payments: can this server ever charge a customer twice?
 //
+//	idemcheck init --openapi api.yaml --command "./bin/server" --out my-server.yaml
 //	idemcheck certify --target reference
 //	idemcheck run concurrent-duplicates --target ./my-server.yaml
 //	idemcheck replay scenarios/incidents/concurrent-double-charge.yaml --target naive
@@ -86,6 +87,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"init", "write a starter target file, from an OpenAPI 3 document or a template", runInit},
 		{"certify", "run the conformance families against a target and write reports", runCertify},
 		{"run", "run one family against a target (for developing a server)", runFamily},
 		{"replay", "replay one incident file exactly and print its verdicts", runReplay},
