@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/target/openapi"
@@ -50,16 +49,8 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageErr("init: --out %s exists: pass --force to overwrite it", f.out)
 		}
 	}
-	opts := openapi.Options{Spec: f.openapi, Operation: f.operation, Command: f.command, Name: f.name,
-		Amount: f.amount, Currency: f.currency, OrderID: f.orderID}
-	if f.out != "" {
-		wd, err1 := os.Getwd()
-		abs, err2 := filepath.Abs(f.out)
-		if err1 == nil && err2 == nil {
-			opts.WorkDir, opts.OutDir = wd, filepath.Dir(abs)
-		}
-	}
-	res, err := openapi.Init(opts)
+	res, err := openapi.Init(openapi.Options{Spec: f.openapi, Operation: f.operation, Command: f.command, Name: f.name,
+		Amount: f.amount, Currency: f.currency, OrderID: f.orderID, Out: f.out})
 	if err != nil {
 		if errors.Is(err, openapi.ErrSpec) || errors.Is(err, openapi.ErrCommand) {
 			return &exitError{code: exitUsage, err: err}

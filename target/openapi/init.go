@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -35,10 +36,13 @@ type Options struct {
 	// the request body, the success answer, or both, where the document
 	// has several candidates.
 	Amount, Currency, OrderID string
-	// WorkDir and OutDir, when both set, move a relative command that
-	// contains a slash (./bin/server, typed in WorkDir) so that it is
-	// relative to the written file's folder, as the loader reads it.
-	WorkDir, OutDir string
+	// Out is the file that will be written ("" for stdout). A relative
+	// command that contains a slash (./bin/server, typed in WorkDir) is
+	// moved to be relative to Out's folder, where the loader resolves it.
+	Out string
+	// WorkDir is where the command line was typed ("" = the current
+	// directory).
+	WorkDir string
 }
 
 // ErrCommand marks an Options.Command that does not split into words.
@@ -83,7 +87,7 @@ func startSection(opts Options) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("%w: %v", ErrCommand, err)
 		}
-		cmd := relocate(words[0], opts.WorkDir, opts.OutDir)
+		cmd := relocate(words[0], opts.WorkDir, opts.Out)
 		fmt.Fprintf(&b, "  command: %s\n", scalar(cmd))
 		if len(words) > 1 {
 			args := make([]string, len(words)-1)
@@ -438,14 +442,25 @@ func pathScalar(p string) string {
 	return strconv.Quote(p)
 }
 
-// relocate makes a relative command typed in workDir relative to outDir,
-// the written file's folder, where the loader resolves it. A bare name
-// (looked up in PATH) and an absolute path stay; so does any command when
-// either folder is unknown. A path that would climb more than one folder
-// is written absolute.
-func relocate(cmd, workDir, outDir string) string {
-	if workDir == "" || outDir == "" || filepath.IsAbs(cmd) || !strings.Contains(cmd, "/") {
+// relocate makes a relative command typed in workDir relative to the
+// folder of out, the written file, where the loader resolves it. A bare
+// name (looked up in PATH) and an absolute path stay; so does any command
+// written to stdout. A path that would climb more than one folder is
+// written absolute.
+func relocate(cmd, workDir, out string) string {
+	if out == "" || filepath.IsAbs(cmd) || !strings.Contains(cmd, "/") {
 		return cmd
+	}
+	if workDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return cmd
+		}
+		workDir = wd
+	}
+	outDir := filepath.Dir(filepath.Join(workDir, out))
+	if filepath.IsAbs(out) {
+		outDir = filepath.Dir(out)
 	}
 	abs := filepath.Join(workDir, cmd)
 	rel, err := filepath.Rel(outDir, abs)

@@ -74,14 +74,16 @@ func TestInit_CommandFillsStart(t *testing.T) {
 
 func TestInit_CommandRelativeToTheFile(t *testing.T) {
 	cases := []struct{ cmd, work, out, want string }{
-		{"./bin/server", "/repo", "/repo/targets", "../bin/server"},
-		{"./server", "/repo", "/repo", "./server"},
-		{"bin/server", "/repo", "/elsewhere/deep/down", "/repo/bin/server"},
-		{"python3", "/repo", "/repo/targets", "python3"},
-		{"/usr/bin/srv", "/repo", "/repo/targets", "/usr/bin/srv"},
+		{"./bin/server", "/repo", "targets/t.yaml", "../bin/server"},
+		{"./bin/server", "/repo", "/repo/targets/t.yaml", "../bin/server"},
+		{"./server", "/repo", "t.yaml", "./server"},
+		{"bin/server", "/repo", "/elsewhere/deep/down/t.yaml", "/repo/bin/server"},
+		{"python3", "/repo", "targets/t.yaml", "python3"},
+		{"/usr/bin/srv", "/repo", "targets/t.yaml", "/usr/bin/srv"},
+		{"./bin/server", "/repo", "", "./bin/server"},
 	}
 	for _, c := range cases {
-		tg, _ := initTarget(t, openapi.Options{Command: c.cmd + " --x", WorkDir: c.work, OutDir: c.out})
+		tg, _ := initTarget(t, openapi.Options{Command: c.cmd + " --x", WorkDir: c.work, Out: c.out})
 		if tg.Start.Command != c.want {
 			t.Errorf("%s typed in %s, file in %s: command %q, want %q", c.cmd, c.work, c.out, tg.Start.Command, c.want)
 		}
@@ -169,21 +171,21 @@ paths:
                 shopperEmail: {type: string, format: email}
                 captureDelayHours: {type: integer}
       responses:
-        "200":
-          description: ok
-          content:
-            application/json:
-              schema:
-                type: object
-                properties:
-                  pspReference: {type: string}
-                  resultCode: {type: string}
-                  amount:
-                    type: object
-                    properties:
-                      currency: {type: string}
-                      value: {type: integer, format: int64}
-                  merchantReference: {type: string}
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/PaymentResponse"}}}}
+components:
+  schemas:
+    PaymentResponse:
+      type: object
+      properties:
+        pspReference: {type: string}
+        resultCode: {type: string}
+        amount: {$ref: "#/components/schemas/Amount"}
+        merchantReference: {type: string}
+    Amount:
+      type: object
+      properties:
+        currency: {type: string}
+        value: {type: integer, format: int64}
 `
 
 func TestInit_NestedAmountAndXHeader(t *testing.T) {
