@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"mime"
 	"net/url"
 	"os"
@@ -209,8 +210,12 @@ func fromSpec(opts Options, start string) (*Result, error) {
 	for _, g := range b.guessed {
 		res.Notes = append(res.Notes, fmt.Sprintf("protocol.body.%s: the document gives no example, enum or default for this required property: the file sends a made-up value", g))
 	}
+	auth, note := s.auth(op)
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	name := cmp.Or(opts.Name, slug(s.doc.Info), "my-server")
-	res.YAML = []byte(s.write(name, start, op, path, req.encoding, body, fields))
+	res.YAML = []byte(s.write(name, start, op, path, req.encoding, auth, body, fields))
 	return res, nil
 }
 
@@ -318,6 +323,34 @@ func (s *spec) successAnswer(op operation) body {
 	return b
 }
 
+// auth is how the operation takes its credentials, as protocol lines:
+// none for a bearer token (the default), auth_header and auth_scheme:
+// none for an API key in a header. Another scheme is a note: idemcheck
+// sends each tenant's token in a header.
+func (s *spec) auth(op operation) (string, string) {
+	reqs := op.op.Security
+	if reqs == nil {
+		reqs = &s.doc.Security
+	}
+	if len(*reqs) == 0 || s.doc.Components == nil {
+		return "", ""
+	}
+	names := slices.Sorted(maps.Keys((*reqs)[0]))
+	for _, n := range names {
+		ref := s.doc.Components.SecuritySchemes[n]
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		switch sc := ref.Value; {
+		case sc.Type == "http" && strings.EqualFold(sc.Scheme, "bearer"):
+			return "", ""
+		case sc.Type == "apiKey" && sc.In == "header":
+			return fmt.Sprintf("  auth_header: %s                      # the tenant's token, sent bare\n  auth_scheme: none\n", sc.Name), ""
+		}
+	}
+	return "", fmt.Sprintf("%s takes %s: idemcheck sends each tenant's token as a bearer token (protocol.auth_header, protocol.auth_scheme)", op, strings.Join(names, ", "))
+}
+
 // answerField finds an answer's id or status: the top-level property of
 // that name, else the shallowest.
 func answerField(all []prop, name string) (prop, bool) {
@@ -410,7 +443,7 @@ func slug(info *openapi3.Info) string {
 }
 
 // write assembles the target file.
-func (s *spec) write(name, start string, op operation, path, encoding string, body object, fields map[string]string) string {
+func (s *spec) write(name, start string, op operation, path, encoding, auth string, body object, fields map[string]string) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# A target file written by `idemcheck init` from %s:\n", filepath.Base(s.file))
 	fmt.Fprintf(&w, "# %s, at %s.\n", op, op.ptr)
@@ -423,6 +456,7 @@ func (s *spec) write(name, start string, op operation, path, encoding string, bo
 	fmt.Fprintf(&w, "  path: %s\n", pathScalar(path))
 	fmt.Fprintf(&w, "  encoding: %s\n", encoding)
 	fmt.Fprintf(&w, "  key_header: %s\n", cmp.Or(op.keyHeader, "Idempotency-Key"))
+	w.WriteString(auth)
 	w.WriteString("  body:                                  # required properties with the document's values; the payment's as placeholders\n")
 	writeObject(&w, body, 4)
 	w.WriteString("  fields:                                # where the 2xx answer keeps these\n")

@@ -188,6 +188,32 @@ components:
         value: {type: integer, format: int64}
 `
 
+func TestInit_APIKeyHeaderAuth(t *testing.T) {
+	spec := strings.Replace(adyenSpec, "components:\n", "components:\n  securitySchemes:\n    ApiKeyAuth: {type: apiKey, in: header, name: X-API-Key}\n", 1)
+	spec = strings.Replace(spec, "paths:\n", "security: [{ApiKeyAuth: []}]\npaths:\n", 1)
+	tg, _ := initTarget(t, openapi.Options{Spec: writeSpec(t, "key.yaml", spec)})
+	if tg.Protocol.AuthHeader != "X-API-Key" || tg.Protocol.AuthScheme != "none" {
+		t.Errorf("auth header %q scheme %q", tg.Protocol.AuthHeader, tg.Protocol.AuthScheme)
+	}
+	tg, _ = initTarget(t, openapi.Options{Spec: "testdata/charges.yaml"}) // bearer: the defaults
+	if tg.Protocol.AuthHeader != "Authorization" || tg.Protocol.AuthScheme != "Bearer" {
+		t.Errorf("auth header %q scheme %q", tg.Protocol.AuthHeader, tg.Protocol.AuthScheme)
+	}
+}
+
+// A JSON document reads as a YAML one does.
+func TestInit_JSONDocument(t *testing.T) {
+	spec := `{"openapi": "3.0.3", "info": {"title": "Pay", "version": "1"},
+ "paths": {"/pay": {"post": {"parameters": [{"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}],
+  "requestBody": {"content": {"application/json": {"schema": {"type": "object", "required": ["amount", "currency", "order_id"],
+   "properties": {"amount": {"type": "integer"}, "currency": {"type": "string", "enum": ["usd", "eur"]}, "order_id": {"type": "string"}}}}}},
+  "responses": {"201": {"description": "ok"}}}}}}`
+	tg, _ := initTarget(t, openapi.Options{Spec: writeSpec(t, "pay.json", spec)})
+	if got := string(request(t, tg).Body); tg.Name != "pay" || got != `{"amount":1250,"currency":"usd","order_id":"ord 7"}` {
+		t.Errorf("name %q body %s", tg.Name, got)
+	}
+}
+
 func TestInit_NestedAmountAndXHeader(t *testing.T) {
 	tg, res := initTarget(t, openapi.Options{Spec: writeSpec(t, "adyen.yaml", adyenSpec)})
 	p := tg.Protocol
