@@ -84,6 +84,8 @@ func (b *bodyBuilder) leadsToPlace(d string) bool {
 func (b *bodyBuilder) value(ref *openapi3.SchemaRef, ptr string, path []string, parentEx any) (any, bool) {
 	s := ref.Value
 	switch {
+	case len(path) > maxDepth: // a list of lists of itself
+		return nil, true
 	case s.Example != nil:
 		return s.Example, false
 	case len(s.Examples) > 0:
@@ -100,7 +102,7 @@ func (b *bodyBuilder) value(ref *openapi3.SchemaRef, ptr string, path []string, 
 		if s.Items == nil || s.Items.Value == nil {
 			return []any{}, true
 		}
-		v, guessed := b.value(s.Items, pointer(ptr, "items"), path, nil)
+		v, guessed := b.value(s.Items, pointer(ptr, "items"), append(slices.Clip(path), "0"), nil)
 		return []any{v}, guessed
 	case is(s, "integer"), is(s, "number"):
 		if s.Min != nil {

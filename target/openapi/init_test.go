@@ -386,3 +386,15 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// A required property whose schema lists itself ends: the file loads.
+func TestInit_RecursiveSchemaEnds(t *testing.T) {
+	spec := strings.Replace(ambiguousSpec, "required: [amount, currency]", "required: [amount, currency, tree, node]", 1) +
+		"        tree: {$ref: \"#/components/schemas/Tree\"}\n        node: {$ref: \"#/components/schemas/Node\"}\n" +
+		"    Tree: {type: array, items: {$ref: \"#/components/schemas/Tree\"}}\n" +
+		"    Node: {type: object, required: [next], properties: {next: {$ref: \"#/components/schemas/Node\"}}}\n"
+	tg, _ := initTarget(t, openapi.Options{Spec: writeSpec(t, "tree.yaml", spec), Amount: "amount", OrderID: "metadata.order_id"})
+	if got := string(request(t, tg).Body); !strings.Contains(got, `"tree":[[[[[[null]]]]]]`) || !strings.Contains(got, `"node":{"next":{"next":{"next":{"next":{"next":{}}}}}}`) {
+		t.Errorf("body %s", got)
+	}
+}
