@@ -173,7 +173,7 @@ func fromSpec(opts Options, start string) (*Result, error) {
 		return nil, err
 	}
 	b := &bodyBuilder{places: map[string]place{}}
-	fields := map[string]string{}
+	fields, defaulted := map[string]string{}, map[string]bool{}
 	for _, r := range roles {
 		reqP, okReq, err := s.pick(r, req.props, overrides[r.key], "request body", req.ptr, req.line)
 		if err != nil {
@@ -193,6 +193,7 @@ func fromSpec(opts Options, start string) (*Result, error) {
 			fields[r.key] = ansP.field()
 		} else {
 			res.Notes = append(res.Notes, fmt.Sprintf("the success answer (%s) declares no %s: protocol.fields.%s is %q, the default; check it", ans.ptr, r.what, r.key, r.key))
+			defaulted[r.key] = true
 		}
 		if o := overrides[r.key]; o != nil && !matches(o, reqP, okReq) && !matches(o, ansP, okAns) && !inPath[r.key] {
 			return nil, s.fail(req.line, req.ptr, "%s %s: no such property in the request body, nor in the success answer (%s)", r.flag, strings.Join(o, "."), ans.ptr)
@@ -204,6 +205,7 @@ func fromSpec(opts Options, start string) (*Result, error) {
 			fields[k] = p.field()
 		} else {
 			res.Notes = append(res.Notes, fmt.Sprintf("the success answer (%s) declares no %s: protocol.fields.%s is %q, the default; check it", ans.ptr, k, k, k))
+			defaulted[k] = true
 		}
 	}
 	body := b.object(req.schema, req.ptr, nil, req.example)
@@ -215,7 +217,7 @@ func fromSpec(opts Options, start string) (*Result, error) {
 		res.Notes = append(res.Notes, note)
 	}
 	name := cmp.Or(opts.Name, slug(s.doc.Info), "my-server")
-	res.YAML = []byte(s.write(name, start, op, path, req.encoding, auth, body, fields))
+	res.YAML = []byte(s.write(name, start, op, path, req.encoding, auth, body, fields, defaulted))
 	return res, nil
 }
 
@@ -443,7 +445,7 @@ func slug(info *openapi3.Info) string {
 }
 
 // write assembles the target file.
-func (s *spec) write(name, start string, op operation, path, encoding, auth string, body object, fields map[string]string) string {
+func (s *spec) write(name, start string, op operation, path, encoding, auth string, body object, fields map[string]string, defaulted map[string]bool) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# A target file written by `idemcheck init` from %s:\n", filepath.Base(s.file))
 	fmt.Fprintf(&w, "# %s, at %s.\n", op, op.ptr)
@@ -461,7 +463,11 @@ func (s *spec) write(name, start string, op operation, path, encoding, auth stri
 	writeObject(&w, body, 4)
 	w.WriteString("  fields:                                # where the 2xx answer keeps these\n")
 	for _, k := range []string{"id", "status", "amount", "currency", "order_id"} {
-		fmt.Fprintf(&w, "    %s: %s\n", k, scalar(fields[k]))
+		note := ""
+		if defaulted[k] {
+			note = comment("the answer's schema declares none: the default; check it")
+		}
+		fmt.Fprintf(&w, "    %s: %s%s\n", k, scalar(fields[k]), note)
 	}
 	w.WriteString(policySection)
 	return w.String()

@@ -231,6 +231,9 @@ func TestInit_NestedAmountAndXHeader(t *testing.T) {
 	if p.Fields.ID != "id" || len(res.Notes) != 2 || !strings.Contains(res.Notes[0], "declares no id") {
 		t.Errorf("id field %q, notes %q", p.Fields.ID, res.Notes)
 	}
+	if !strings.Contains(string(res.YAML), "    id: id  # the answer's schema declares none") {
+		t.Errorf("the defaulted id is not marked in the file:\n%s", res.YAML)
+	}
 }
 
 // ambiguousSpec has two amounts in the request and two orders in the
