@@ -162,14 +162,20 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 // too; a wave whose failure needs its other payments, or whose re-play
 // ctx cut short, stays as it is.
 func playSolo(ctx context.Context, prop *search.Property, ex *search.Example) *search.Example {
+	sym := map[string]string{} // real order -> the scenario's name for it
+	if ex.History != nil {
+		for _, op := range ex.History.Ops {
+			sym[op.Order] = op.OrderSym
+		}
+	}
 	var orders []string
 	for _, c := range ex.Result.Checks {
 		if c.Verdict != checker.Failed {
 			continue
 		}
 		for _, v := range c.Violations {
-			if i := strings.LastIndexByte(v.Order, '_'); i >= 0 {
-				orders = append(orders, v.Order[i+1:])
+			if o := sym[v.Order]; o != "" {
+				orders = append(orders, o)
 			}
 		}
 	}

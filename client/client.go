@@ -61,6 +61,7 @@ type Request struct {
 	KeyHeader *string
 	NoKey     bool
 	Order     string
+	OrderSym  string // the scenario's name for Order, recorded beside it
 	Amount    int64
 	Currency  string
 	// Writing writes the body differently but equally, or with one static
@@ -110,7 +111,7 @@ func (c *Client) opFor(req Request) (history.Op, error) {
 	op := history.Op{
 		Client: req.Client, Replica: replica, Tenant: req.Tenant,
 		Key: req.Key, KeyHeader: header, NoKey: req.NoKey,
-		Order: req.Order, Amount: req.Amount, Currency: req.Currency,
+		Order: req.Order, OrderSym: req.OrderSym, Amount: req.Amount, Currency: req.Currency,
 		Purpose: req.Purpose,
 	}
 	wire, err := c.Wire(req)

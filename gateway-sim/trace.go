@@ -2,6 +2,8 @@ package gatewaysim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,13 +40,17 @@ var DefaultTrace = Trace{Metadata: "order_id"}
 // error says which forms are accepted.
 func ParseTrace(s string) (Trace, error) {
 	s = strings.TrimSpace(s)
+	var t Trace
 	switch {
 	case s == "amount":
-		return Trace{Amount: true}, nil
+		t.Amount = true
 	case strings.HasPrefix(s, "metadata[") && strings.HasSuffix(s, "]"):
-		return Trace{Metadata: s[len("metadata[") : len(s)-1]}.checked()
+		t.Metadata = s[len("metadata[") : len(s)-1]
 	case strings.HasPrefix(s, "description:"):
-		return Trace{Description: strings.TrimSpace(s[len("description:"):])}.checked()
+		t.Description = strings.TrimSpace(s[len("description:"):])
+	}
+	if !t.IsZero() {
+		return t.checked()
 	}
 	return Trace{}, fmt.Errorf("%w: %q: want metadata[KEY], description:PATTERN with %s in it, or amount", ErrInvalidTrace, s, OrderPlaceholder)
 }
@@ -90,21 +96,43 @@ func (t Trace) String() string {
 // IsZero reports the zero Trace (DefaultTrace in effect).
 func (t Trace) IsZero() bool { return t == Trace{} }
 
-// orderIn is the order a request names under t ("" when it names none).
-// An amount trace is resolved by the tracer, which holds the index.
-func (t Trace) orderIn(req *chargeRequest) string {
+// Order is the order a call with these metadata and description names
+// under t ("" when it names none). An amount trace names none here: the
+// tracer resolves it from the amounts the harness expects.
+func (t Trace) Order(metadata map[string]string, description string) string {
 	switch {
+	case t.Amount:
+		return ""
 	case t.Description != "":
 		pre, post, _ := strings.Cut(t.Description, OrderPlaceholder)
-		d := req.description
+		d := description
 		if len(d) <= len(pre)+len(post) || !strings.HasPrefix(d, pre) || !strings.HasSuffix(d, post) {
 			return ""
 		}
 		return d[len(pre) : len(d)-len(post)]
 	case t.Metadata != "":
-		return req.metadata[t.Metadata]
+		return metadata[t.Metadata]
 	}
-	return req.metadata[DefaultTrace.Metadata]
+	return metadata[DefaultTrace.Metadata]
+}
+
+// FindTrace is where charge c names order: the metadata key whose value
+// it is (order_id first, then by name), else the description around it,
+// else nowhere, and then only an amount trace can attribute the
+// service's charges.
+func FindTrace(c Charge, order string) Trace {
+	if c.Metadata[DefaultTrace.Metadata] == order {
+		return DefaultTrace
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
+		if c.Metadata[k] == order {
+			return Trace{Metadata: k}
+		}
+	}
+	if strings.Count(c.Description, order) == 1 {
+		return Trace{Description: strings.Replace(c.Description, order, OrderPlaceholder, 1)}
+	}
+	return Trace{Amount: true}
 }
 
 // tracer attributes requests to orders: the one place the simulator
@@ -134,7 +162,7 @@ func (tr *tracer) orderOf(req *chargeRequest) string {
 	if tr.trace.Amount {
 		return tr.amounts[amountKey(req.amount, req.currency)]
 	}
-	return tr.trace.orderIn(req)
+	return tr.trace.Order(req.metadata, req.description)
 }
 
 func (tr *tracer) set(t Trace) {

@@ -116,3 +116,25 @@ func TestTrace_BadTracesAreRefused(t *testing.T) {
 		}
 	})
 }
+
+func TestTrace_FindTraceReadsWhereTheChargeNamesTheOrder(t *testing.T) {
+	cases := []struct {
+		c    gatewaysim.Charge
+		want string
+	}{
+		{gatewaysim.Charge{Metadata: map[string]string{"order_id": "ord_1", "shop_order": "ord_1"}}, "metadata[order_id]"},
+		{gatewaysim.Charge{Metadata: map[string]string{"z": "ord_1", "shop_order": "ord_1"}}, "metadata[shop_order]"},
+		{gatewaysim.Charge{Metadata: map[string]string{"request_id": "req_1"}, Description: "Order ord_1 (web)"}, "description:Order {order_id} (web)"},
+		{gatewaysim.Charge{Description: "ord_1 then ord_1"}, "amount"},
+		{gatewaysim.Charge{Metadata: map[string]string{"request_id": "req_1"}}, "amount"},
+	}
+	for _, c := range cases {
+		got := gatewaysim.FindTrace(c.c, "ord_1")
+		if got.String() != c.want {
+			t.Errorf("FindTrace(%+v) = %s, want %s", c.c, got, c.want)
+		}
+		if !got.Amount && got.Order(c.c.Metadata, c.c.Description) != "ord_1" {
+			t.Errorf("the trace found, %s, does not read ord_1 back from the charge", got)
+		}
+	}
+}

@@ -93,7 +93,10 @@ type Op struct {
 	// by its parameters. A history recorded before requests had a shape of
 	// their own has no Method, Path or ContentType: its bodies are JSON,
 	// all sent to one path.
-	Order       string `json:"order"`
+	Order string `json:"order"`
+	// OrderSym is the scenario's own name for Order ("o3"): a real order
+	// id is never parsed back into it.
+	OrderSym    string `json:"order_sym,omitempty"`
 	Amount      int64  `json:"amount"`
 	Currency    string `json:"currency"`
 	Method      string `json:"method,omitempty"`

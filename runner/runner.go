@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/client"
@@ -83,6 +84,7 @@ type Runner struct {
 	live       map[*execution]bool   // examples in flight (live.go)
 	shared     map[*sharedFault]bool // environment-wide faults active now
 	cut        map[string]Cuts       // examples ended early, by family
+	paid       atomic.Int64          // payments priced under an amount trace (trace.go)
 
 }
 
@@ -224,6 +226,9 @@ type execution struct {
 	// the recorder, so that evidence can be gathered more than once.
 	seen     map[string]int
 	included map[string]bool // charge ids in the recorder
+	// priced is each payment's amount under an amount trace, by its
+	// order, amount and currency as the scenario wrote them (mu).
+	priced map[string]int64
 }
 
 func (r *Runner) newPlay(sc scenarios.Scenario) *execution {
@@ -245,7 +250,7 @@ func (r *Runner) newPlay(sc scenarios.Scenario) *execution {
 	p := &execution{
 		r: r, sc: sc, nonce: r.nonce(), rec: rec, env: faults.Bind(r.Env, labels, r.log()), labels: labels,
 		client: client.New(r.Target.Protocol, rec, urls, timeout),
-		orders: map[string]bool{}, last: map[string]client.Request{},
+		orders: map[string]bool{}, last: map[string]client.Request{}, priced: map[string]int64{},
 		pending: map[string]chan history.Op{}, faults: map[string]faults.HealFunc{},
 		converging: map[string]bool{}, seen: map[string]int{}, included: map[string]bool{},
 	}
@@ -445,10 +450,7 @@ func later(a, b time.Time) time.Time {
 }
 
 // RealOrder and RealKey map symbolic names to this example's identities.
-func (p *execution) realOrder(sym string) string { return p.orderPrefix() + sym }
-
-// orderPrefix starts every real order id of this example.
-func (p *execution) orderPrefix() string { return "ord_" + p.nonce + "_" }
+func (p *execution) realOrder(sym string) string { return "ord_" + p.nonce + "_" + sym }
 func (p *execution) realKey(sym string) string {
 	k := p.nonce + "-" + sym
 	if p.r.Target != nil && p.r.Target.Protocol.KeyFormat == target.KeyUUID {
@@ -470,6 +472,9 @@ func uuidOf(k string) string {
 }
 
 func (p *execution) send(ctx context.Context, s scenarios.Send) error {
+	if err := p.priceUniquely(ctx, &s); err != nil {
+		return err
+	}
 	req, err := p.request(s)
 	if err != nil {
 		return err
@@ -512,7 +517,7 @@ func (p *execution) request(s scenarios.Send) (client.Request, error) {
 	if s.Tenant >= len(tenants) {
 		return client.Request{}, fmt.Errorf("tenant %d: the target has %d", s.Tenant, len(tenants))
 	}
-	req := client.Request{Client: s.Client, Replica: s.Replica, Key: p.realKey(s.Key), Order: p.realOrder(s.Order),
+	req := client.Request{Client: s.Client, Replica: s.Replica, Key: p.realKey(s.Key), Order: p.realOrder(s.Order), OrderSym: s.Order,
 		Amount: s.Amount, Currency: s.Currency, Purpose: s.Purpose, Writing: target.Writing{Style: s.Writing, Edit: s.Edit}}
 	if s.Key == "" {
 		req.Key = ""
@@ -656,8 +661,11 @@ func (p *execution) releaseOwnHolds(ctx context.Context) error {
 		return err
 	}
 	var errs []error
+	p.mu.Lock()
+	own := maps.Clone(p.orders)
+	p.mu.Unlock()
 	for _, h := range holds {
-		if !strings.HasPrefix(h.OrderID, p.orderPrefix()) {
+		if !own[h.OrderID] {
 			continue
 		}
 		if err := gw.Release(h.ID); err != nil && !errors.Is(err, gatewaysim.ErrUnknownHold) {

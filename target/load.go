@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/internal/yamlfile"
 )
@@ -160,6 +161,11 @@ func (t *Target) checkProtocol() error {
 	}
 	if !slices.Contains(KeyFormats, p.KeyFormat) {
 		return bad("protocol.key_format", "expected uuid (or nothing, for any string), got %q", p.KeyFormat)
+	}
+	if p.Trace != "" {
+		if _, err := gatewaysim.ParseTrace(p.Trace); err != nil {
+			return bad("protocol.trace", "%v", strings.TrimPrefix(err.Error(), gatewaysim.ErrInvalidTrace.Error()+": "))
+		}
 	}
 	return nil
 }

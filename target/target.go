@@ -8,6 +8,7 @@ import (
 	"text/template"
 	"time"
 
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/history"
 )
 
@@ -103,6 +104,28 @@ type Protocol struct {
 	AuthScheme   string `yaml:"auth_scheme"`   // default Bearer; "" after "none" sends the token bare
 	ReplayHeader string `yaml:"replay_header"` // default Idempotent-Replayed
 	Fields       Fields `yaml:"fields"`
+	// Trace is where the server names the order on its gateway calls,
+	// in gatewaysim.ParseTrace's form: metadata[KEY], description:PATTERN
+	// (with {order_id} in it) or amount (it names no order: every payment
+	// of a run gets an amount of its own, and a charge is attributed by
+	// amount and currency). "" means idemcheck finds it at first contact.
+	Trace string `yaml:"trace"`
+}
+
+// UniqueAmountFloor is the first amount, in minor units, a run's
+// payments get under an amount trace: every payment takes the next one
+// (runner), and first contact's payments stay below it (contact). Well
+// inside what a gateway accepts (Stripe: up to 99,999,999).
+const UniqueAmountFloor = 10001
+
+// TraceRule is the Trace as the gateway simulator takes it; ok is false
+// when the target leaves it to first contact.
+func (p Protocol) TraceRule() (t gatewaysim.Trace, ok bool) {
+	if p.Trace == "" {
+		return t, false
+	}
+	t, err := gatewaysim.ParseTrace(p.Trace)
+	return t, err == nil
 }
 
 // Fields maps the body fields of the success response, and of the
