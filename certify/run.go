@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/contact"
 	"github.com/idemcheck/idemcheck/families"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/harness/process"
@@ -124,6 +125,9 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 		return rep, err
 	}
 	defer closeEnv()
+	if tg, err = firstContact(ctx, tg, env, rep, time.Since(start)); err != nil {
+		return rep, err
+	}
 	c := newCertification(tg, env, rep, start, opts)
 	defer c.runner.Close()
 	// The families run at the same time, each until the budget is spent:
@@ -231,6 +235,29 @@ func (c *certification) report(acct checker.Result) {
 	addAccounting(c.rep, acct)
 	merged := checker.Merge(results...)
 	c.rep.Level, c.rep.LevelNote, c.rep.Coverage = merged.Level, merged.LevelNote, merged.Coverage
+}
+
+// ErrFirstContact is a run stopped at first contact: the server could
+// not be reached through the gateway, or its money could not be traced,
+// so every check would judge the misconfiguration. It is an
+// ErrEnvironment (exit 3), never a FAILED check.
+var ErrFirstContact = fmt.Errorf("%w: first contact", ErrEnvironment)
+
+// firstContact makes first contact with the server (package contact),
+// records its checklist in the report, and returns the target the run
+// certifies: tg with the trace first contact found, which the gateway
+// follows from now on.
+func firstContact(ctx context.Context, tg *target.Target, env harness.Env, rep *reports.Report, ready time.Duration) (*target.Target, error) {
+	rep.Contact = contact.Run(ctx, tg, env, ready)
+	if it, blocked := rep.Contact.Blocking(); blocked {
+		return tg, fmt.Errorf("%w: %s: %s", ErrFirstContact, it.Check, it.Detail)
+	}
+	if rep.Contact.TraceFound {
+		in := *tg
+		in.Protocol.Trace = rep.Contact.Trace
+		tg = &in
+	}
+	return tg, nil
 }
 
 func environment(ctx context.Context, tg *target.Target, opts Options) (harness.Env, func(), error) {

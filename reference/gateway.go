@@ -167,6 +167,9 @@ type Gateway struct {
 	API GatewayAPI
 	// APIKey is the service's own secret key at the gateway.
 	APIKey string
+	// OrderAt is where the order is named on the call (zero:
+	// DefaultOrderAt).
+	OrderAt OrderAt
 	// Timeout bounds one gateway call; past it the outcome is Indeterminate.
 	Timeout time.Duration
 	// HTTP is the client used; nil means a keep-alive client sized for
@@ -183,11 +186,11 @@ func NewGateway(baseURL, apiKey string, timeout time.Duration) *Gateway {
 		HTTP: &http.Client{Transport: tr}}
 }
 
-// Form is the form-encoded body sent for a charge through api. It is a
-// pure function of the request, so a re-send under the same id carries
+// Form is the form-encoded body sent for a charge through api, the
+// order named where at says. It is a pure function of the request, so a re-send under the same id carries
 // identical parameters (the gateway refuses a key reused with other
 // parameters).
-func (r GatewayRequest) Form(api GatewayAPI) url.Values {
+func (r GatewayRequest) Form(api GatewayAPI, at OrderAt) url.Values {
 	f := url.Values{}
 	f.Set("amount", strconv.FormatInt(r.Amount, 10))
 	f.Set("currency", r.Currency)
@@ -201,7 +204,7 @@ func (r GatewayRequest) Form(api GatewayAPI) url.Values {
 	if r.Description != "" {
 		f.Set("description", r.Description)
 	}
-	f.Set("metadata[order_id]", r.OrderID)
+	at.put(f, r.OrderID)
 	f.Set("metadata[request_id]", r.RequestID)
 	return f
 }
@@ -214,7 +217,7 @@ func (g *Gateway) Charge(ctx context.Context, req GatewayRequest) Outcome {
 	ctx, cancel := g.withTimeout(ctx)
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, g.URL+g.api().path(),
-		strings.NewReader(req.Form(g.api()).Encode()))
+		strings.NewReader(req.Form(g.api(), g.OrderAt).Encode()))
 	if err != nil {
 		return Outcome{Err: fmt.Errorf("gateway request: %w", err)}
 	}
@@ -283,7 +286,7 @@ func Classify(status int, body []byte) Outcome {
 func (g *Gateway) FindCharge(ctx context.Context, orderID, requestID string) (*GatewayCharge, error) {
 	ctx, cancel := g.withTimeout(ctx)
 	defer cancel()
-	q := url.Values{"query": {fmt.Sprintf("metadata['order_id']:'%s'", strings.ReplaceAll(orderID, "'", `\'`))}}
+	q := url.Values{"query": {g.OrderAt.search(orderID, requestID)}}
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, g.URL+g.api().path()+"/search?"+q.Encode(), nil)
 	if err != nil {
 		return nil, err

@@ -36,6 +36,10 @@ type Report struct {
 	// Gateway is how the gateway simulator kept idempotency keys in this
 	// run: the key lifetime, or none (--gateway-idempotency off).
 	Gateway history.Gateway `json:"gateway,omitzero"`
+	// Contact is first contact's checklist: how money was traced, and
+	// what a misconfiguration stopped (nil in a report written before
+	// first contact, or merged from shards).
+	Contact *Contact `json:"first_contact,omitempty"`
 
 	Families   []FamilyResult    `json:"families"`
 	Checks     []Check           `json:"checks"`

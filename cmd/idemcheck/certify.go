@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/certify"
 	"github.com/idemcheck/idemcheck/families"
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -245,6 +246,7 @@ func exitFor(rep *reports.Report, runErr error) error {
 // goes to stderr once, with the exit code; the summary only points at it.
 func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths, errPrinted bool) {
 	fmt.Fprintf(w, "%s: %s (level %s) in %s, seed %d\n", rep.Target, verdictWord(rep.Verdict), rep.Level, roundDur(rep.Duration), rep.Seed)
+	printContact(w, rep.Contact)
 	for _, fr := range rep.Families {
 		line := fmt.Sprintf("  %-22s %-13s %4d scenarios", fr.Name, fr.Grade(), fr.Scenarios)
 		if fr.Incident != "" {
@@ -280,6 +282,28 @@ func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths, errPrin
 	}
 	if paths.HTML != "" {
 		fmt.Fprintf(w, "  report: %s\n", paths.HTML)
+	}
+}
+
+// printContact prints first contact's checklist when it stopped the run,
+// and otherwise the trace money was followed by when it is not the
+// charge protocol's own (metadata[order_id]).
+func printContact(w io.Writer, c *reports.Contact) {
+	switch {
+	case c == nil:
+	case c.Blocked():
+		fmt.Fprintln(w, "  first contact stopped the run: every check would judge the misconfiguration, not the server")
+		var b strings.Builder
+		c.WriteText(&b)
+		for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+			fmt.Fprintln(w, "    "+line)
+		}
+	case c.Trace != gatewaysim.DefaultTrace.String():
+		found := ""
+		if c.TraceFound {
+			found = " (found at first contact)"
+		}
+		fmt.Fprintf(w, "  money traced by %s%s\n", c.Trace, found)
 	}
 }
 

@@ -67,6 +67,7 @@ type options struct {
 	clockOffset                                                                                    time.Duration  // FAKETIME, libfaketime's form
 	redisOptions                                                                                   *redis.Options // parsed --redis-url
 	gatewayAPI                                                                                     reference.GatewayAPI
+	orderAt                                                                                        reference.OrderAt
 
 	ttl, tombstoneTTL, maxWait, lease, sweepInterval, recoveryAfter, gatewayTimeout, gatewayKeyWindow, startTimeout time.Duration
 }
@@ -122,6 +123,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.mysqlDSN, "mysql-dsn", env("MYSQL_DSN", ""), "MySQL DSN user:pass@tcp(host:port)/db, for --store=mysql (env MYSQL_DSN)")
 	fs.StringVar(&o.gatewayURL, "gateway-url", env("GATEWAY_URL", ""), "payment gateway base URL (env GATEWAY_URL)")
 	fs.StringVar(&o.gatewayAPIKey, "gateway-api-key", env("GATEWAY_API_KEY", ""), "the server's secret key at the gateway (env GATEWAY_API_KEY)")
+	orderAt := fs.String("gateway-order", env("GATEWAY_ORDER", ""), "where the gateway call names the order: metadata[KEY] (default metadata[order_id]), description (\"Order <id>\") or none (env GATEWAY_ORDER)")
 	gatewayAPI := fs.String("gateway-api", env("GATEWAY_API", string(reference.ChargesAPI)), "the Stripe API to charge through: charges (POST /v1/charges) or payment_intents (POST /v1/payment_intents with confirm=true) (env GATEWAY_API)")
 	fs.StringVar(&o.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
 	fs.StringVar(&o.logFormat, "log-format", env("LOG_FORMAT", "json"), "json or text (env LOG_FORMAT)")
@@ -154,6 +156,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if o.gatewayAPI, err = reference.ParseGatewayAPI(*gatewayAPI); err != nil {
 		return o, fmt.Errorf("%w: --gateway-api (env GATEWAY_API): %v", errUsage, err)
+	}
+	if o.orderAt, err = reference.ParseOrderAt(*orderAt); err != nil {
+		return o, fmt.Errorf("%w: --gateway-order (env GATEWAY_ORDER): %v", errUsage, err)
 	}
 	storeURL, err := o.storeURL()
 	if err != nil {
@@ -238,7 +243,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	gw := reference.NewGateway(o.gatewayURL, o.gatewayAPIKey, o.gatewayTimeout)
-	gw.API = o.gatewayAPI
+	gw.API, gw.OrderAt = o.gatewayAPI, o.orderAt
 	srv, err := o.variant.New(reference.Config{
 		Pool:             cfg.Pool,
 		Store:            cfg.Store,

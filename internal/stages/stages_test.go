@@ -26,7 +26,7 @@ var rank = map[string]int{
 	"client": 2, "harness": 2, "internal/pgtest": 2, "internal/redistest": 2, "internal/mysqltest": 2, "reports": 2, "builtin": 2,
 	"reference/zoo": 2, "target/openapi": 2,
 
-	"faults": 3, "harness/process": 3, "harness/docker": 3, "reference/garden": 3,
+	"faults": 3, "contact": 3, "harness/process": 3, "harness/docker": 3, "reference/garden": 3,
 
 	"scenarios": 4, "harness/harnesstest": 4,
 
