@@ -21,6 +21,7 @@ func (p *execution) priceUniquely(ctx context.Context, s *scenarios.Send) error 
 	if rule, ok := p.r.Target.Protocol.TraceRule(); !ok || !rule.Amount || s.Body != "" {
 		return nil
 	}
+	s.Defaults()
 	k := fmt.Sprintf("%s\x00%d\x00%s", s.Order, s.Amount, s.Currency)
 	p.mu.Lock()
 	amount, priced := p.priced[k]
