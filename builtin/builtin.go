@@ -189,6 +189,16 @@ var Members = []Member{
 	// recovers it).
 	{Name: "payment-intents", Kind: "garden", Variant: "reference", Bug: "none: charges through PaymentIntents (create with confirm=true) instead of /v1/charges", Family: "crash-window",
 		Flags: []string{"--gateway-api=payment_intents"}},
+	// The next three name the order at the gateway their own way, as real
+	// shops do; none declares protocol.trace: first contact finds it.
+	// crash-window exercises their recovery, which finds a charge by
+	// where they named it (or by request id).
+	{Name: "shop-order", Kind: "garden", Variant: "reference", Bug: "none: the order forwarded to the gateway as metadata[shop_order]", Family: "crash-window",
+		Flags: []string{"--gateway-order=metadata[shop_order]"}},
+	{Name: "order-in-description", Kind: "garden", Variant: "reference", Bug: "none: the order named only in the charge's description (\"Order <id>\")", Family: "crash-window",
+		Flags: []string{"--gateway-order=description"}},
+	{Name: "order-untraced", Kind: "garden", Variant: "reference", Bug: "none: nothing of the order forwarded to the gateway (money traced by amount)", Family: "crash-window",
+		Flags: []string{"--gateway-order=none"}},
 }
 
 // ServerVariant is the reference-server --variant the member runs.

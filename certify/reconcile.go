@@ -77,7 +77,7 @@ func (c *certification) watchLate(ctx context.Context) (stop func()) {
 // account is the run's reconciliation (one read of the whole ledger):
 // late charges are judged with their examples again, and every succeeded
 // charge must belong to an order some example sent. Money the
-// harness cannot attribute (no metadata[order_id], an order nobody sent)
+// harness cannot attribute (no order where the run traces money, an order nobody sent)
 // is FAILED with the charge named.
 func (c *certification) account(ctx context.Context) (checker.Result, error) {
 	rc, err := c.reconcile(ctx)

@@ -33,6 +33,10 @@ func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts
 		return nil, err
 	}
 	defer closeEnv()
+	// The incident's orders are traced as certify traced them.
+	if tg, _, err = firstContact(ctx, tg, env, 0); err != nil {
+		return nil, err
+	}
 	runner := &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.MovedMoneyWrongly,
 		Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency))}
 	defer runner.Close()

@@ -125,7 +125,7 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 		return rep, err
 	}
 	defer closeEnv()
-	if tg, err = firstContact(ctx, tg, env, rep, time.Since(start)); err != nil {
+	if tg, rep.Contact, err = firstContact(ctx, tg, env, time.Since(start)); err != nil {
 		return rep, err
 	}
 	c := newCertification(tg, env, rep, start, opts)
@@ -243,21 +243,20 @@ func (c *certification) report(acct checker.Result) {
 // ErrEnvironment (exit 3), never a FAILED check.
 var ErrFirstContact = fmt.Errorf("%w: first contact", ErrEnvironment)
 
-// firstContact makes first contact with the server (package contact),
-// records its checklist in the report, and returns the target the run
-// certifies: tg with the trace first contact found, which the gateway
-// follows from now on.
-func firstContact(ctx context.Context, tg *target.Target, env harness.Env, rep *reports.Report, ready time.Duration) (*target.Target, error) {
-	rep.Contact = contact.Run(ctx, tg, env, ready)
-	if it, blocked := rep.Contact.Blocking(); blocked {
-		return tg, fmt.Errorf("%w: %s: %s", ErrFirstContact, it.Check, it.Detail)
+// firstContact makes first contact with the server (package contact)
+// and returns the target to play against, tg with the trace first
+// contact found (the gateway follows it from now on), and the checklist.
+func firstContact(ctx context.Context, tg *target.Target, env harness.Env, ready time.Duration) (*target.Target, *reports.Contact, error) {
+	c := contact.Run(ctx, tg, env, ready)
+	if it, blocked := c.Blocking(); blocked {
+		return tg, c, fmt.Errorf("%w: %s: %s", ErrFirstContact, it.Check, it.Detail)
 	}
-	if rep.Contact.TraceFound {
+	if c.TraceFound {
 		in := *tg
-		in.Protocol.Trace = rep.Contact.Trace
+		in.Protocol.Trace = c.Trace
 		tg = &in
 	}
-	return tg, nil
+	return tg, c, nil
 }
 
 func environment(ctx context.Context, tg *target.Target, opts Options) (harness.Env, func(), error) {

@@ -11,7 +11,7 @@ import (
 // a1 judges A1 accounting: every succeeded charge in the ledger belongs to
 // an order that an example sent. Money the harness cannot attribute is
 // FAILED, naming the charge: an orphan (no order: the server did not
-// forward metadata[order_id]) or a foreign charge (an order that neither
+// name its order where the run traces money) or a foreign charge (an order that neither
 // this history's requests nor History.OtherOrders, the orders of other
 // examples sharing the environment, name). Declines moved no money and are
 // not judged. Exercised whenever the ledger holds a succeeded charge.
@@ -26,7 +26,7 @@ func (ix *index) a1() CheckResult {
 		switch {
 		case ch.Order == "":
 			c.flag(Failed, Violation{Charges: []string{ch.ID}, Explanation: fmt.Sprintf(
-				"charge %s moved %d %s with no order: the server did not forward metadata[order_id], and no one can tell whose money it is", ch.ID, ch.Amount, ch.Currency)})
+				"charge %s moved %d %s with no order: it does not name one where the run traces money (the report's first contact says where), and no one can tell whose money it is", ch.ID, ch.Amount, ch.Currency)})
 		case ix.byOrder[ch.Order] != nil, ix.bodyNames(ch.Order):
 		case slices.Contains(ix.h.OtherOrders, ch.Order):
 			others++

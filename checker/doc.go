@@ -214,7 +214,7 @@
 //     TTL is covered by E1.
 //   - A1 accounting (accounting.go): every succeeded ledger charge belongs
 //     to an order an example sent. A charge with no order (the server did
-//     not forward metadata[order_id]) or for an order that neither the
+//     not name its order where the run traces money) or for an order that neither the
 //     history's requests nor History.OtherOrders name is FAILED, naming the
 //     charge. Accounting (the run's reconciliation) judges the ledger's
 //     unowned charges with the same rule.

@@ -79,24 +79,31 @@ type Request struct {
 // cannot write (a writing or edit its body does not have) is recorded as
 // indeterminate with the reason, like one that could not be built.
 func (c *Client) Do(ctx context.Context, req Request) history.Op {
+	op, _ := c.DoBody(ctx, req)
+	return op
+}
+
+// DoBody is Do that also returns the answer's body as it came (nil when
+// none came), for first contact to show where a field really is.
+func (c *Client) DoBody(ctx context.Context, req Request) (history.Op, []byte) {
 	op, err := c.opFor(req)
 	c.rec.Invoke(&op)
 	if err != nil {
 		op.Outcome, op.Error = history.Info, err.Error()
-		return c.rec.Complete(op)
+		return c.rec.Complete(op), nil
 	}
 	hreq, err := c.build(ctx, req, op)
 	if err != nil {
 		op.Outcome, op.Error = history.Info, err.Error()
-		return c.rec.Complete(op)
+		return c.rec.Complete(op), nil
 	}
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		op.Outcome, op.Error = history.Info, err.Error()
-		return c.rec.Complete(op)
+		return c.rec.Complete(op), nil
 	}
-	c.readResponse(resp, &op)
-	return c.rec.Complete(op)
+	body := c.readResponse(resp, &op)
+	return c.rec.Complete(op), body
 }
 
 func (c *Client) opFor(req Request) (history.Op, error) {
@@ -165,7 +172,7 @@ func (c *Client) authValue(tenant string) string {
 	return c.protocol.AuthScheme + " " + tenant
 }
 
-func (c *Client) readResponse(resp *http.Response, op *history.Op) {
+func (c *Client) readResponse(resp *http.Response, op *history.Op) []byte {
 	defer resp.Body.Close()
 	op.Status = resp.StatusCode
 	op.Replayed = resp.Header.Get(c.protocol.ReplayHeader) == "true"
@@ -176,13 +183,14 @@ func (c *Client) readResponse(resp *http.Response, op *history.Op) {
 		// The status line arrived but the body did not: the client cannot
 		// trust a half-read success, so it is indeterminate.
 		op.Outcome, op.Error = history.Info, "read body: "+err.Error()
-		return
+		return nil
 	}
 	if op.Outcome == history.OK {
 		if err := c.parseSuccess(body, op); err != nil {
 			op.Error = err.Error()
 		}
 	}
+	return body
 }
 
 // parseSuccess extracts the judged fields of a success body through the

@@ -13,6 +13,7 @@
 package contact
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -115,12 +116,12 @@ func (c *Contact) play(ctx context.Context) {
 		c.add(reports.ContactItem{Check: "the gateway's ledger read", Detail: err.Error(), Blocks: true})
 		return
 	}
-	op := c.client.Do(ctx, c.request(first))
+	op, body := c.client.DoBody(ctx, c.request(first))
 	ch, ok := c.reached(ctx, op, first, len(before))
 	if !ok || !c.traced(ctx, ch, first) {
 		return
 	}
-	c.answered(op, ch, first)
+	c.answered(op, body, ch, first)
 	c.replayed(ctx, first, op)
 	c.otherBody(ctx, first)
 	c.declined(ctx)
@@ -233,7 +234,7 @@ func where(t gatewaysim.Trace) string {
 }
 
 // answered checks the first answer's judged fields against the charge.
-func (c *Contact) answered(op history.Op, ch gatewaysim.Charge, p payment) {
+func (c *Contact) answered(op history.Op, body []byte, ch gatewaysim.Charge, p payment) {
 	item := reports.ContactItem{Check: "the success answer's fields found"}
 	if op.Outcome != history.OK {
 		item.Detail = fmt.Sprintf("the charge moved money but was answered %s", answer(op))
@@ -243,21 +244,27 @@ func (c *Contact) answered(op history.Op, ch gatewaysim.Charge, p payment) {
 	}
 	f := c.tg.Protocol.Fields
 	var missing, wrong, fix []string
-	field := func(name, pointer, got, want string, required bool) {
+	field := func(name, pointer, got, want string, required bool, is func(any) bool) {
 		switch {
 		case got == "" && required:
 			missing = append(missing, fmt.Sprintf("%s (at %s)", name, pointer))
-			fix = append(fix, fmt.Sprintf("protocol:\n  fields:\n    %s: /where/your/answer/keeps/it   # a name or a JSON pointer", fieldKey(name)))
+			at := pointerTo(body, is)
+			if at == "" {
+				at = "/where/your/answer/keeps/it   # a name or a JSON pointer"
+			} else {
+				at += "   # where this answer has it"
+			}
+			fix = append(fix, fmt.Sprintf("protocol:\n  fields:\n    %s: %s", fieldKey(name), at))
 		case got == "":
 		case want != "" && got != want:
 			wrong = append(wrong, fmt.Sprintf("%s %q at %s, the gateway's %q", name, got, pointer, want))
 		}
 	}
-	field("id", f.ID, op.ChargeID, "", true)
-	field("amount", f.Amount, nonZero(op.RespAmount), fmt.Sprint(p.amount), true)
-	field("currency", f.Currency, strings.ToLower(op.RespCurrency), "usd", true)
-	field("order", f.OrderID, op.RespOrder, p.order, false)
-	field("status", f.Status, op.RespStatus, "", false)
+	field("id", f.ID, op.ChargeID, "", true, isText(ch.ID, cmp.Or(ch.PaymentIntent, ch.ID)))
+	field("amount", f.Amount, nonZero(op.RespAmount), fmt.Sprint(p.amount), true, isNumber(fmt.Sprint(p.amount)))
+	field("currency", f.Currency, strings.ToLower(op.RespCurrency), "usd", true, isText("usd"))
+	field("order", f.OrderID, op.RespOrder, p.order, false, isText(p.order))
+	field("status", f.Status, op.RespStatus, "", false, isText("succeeded"))
 	if op.ChargeID != "" && op.ChargeID != ch.ID && op.ChargeID != ch.PaymentIntent {
 		wrong = append(wrong, fmt.Sprintf("id %q at %s names no charge the gateway made (it made %s)", op.ChargeID, f.ID, ch.ID))
 	}

@@ -22,8 +22,10 @@
 //
 //   - POST /v1/charges, form-encoded as stripe-go sends it or JSON: amount,
 //     currency, source (token, or source[number] with Stripe's test cards),
-//     customer, description, metadata[...]; metadata[order_id] is the
-//     order the ledger records.
+//     customer, description, metadata[...]; the order the ledger records
+//     is where the Trace in force finds it (metadata[order_id] unless
+//     set: any metadata key, the description, or the amount and currency
+//     the harness expects; trace.go).
 //   - GET /v1/charges/{id}; GET /v1/charges/search with
 //     query=metadata['order_id']:'ord_1' (field:value AND field:value).
 //   - POST /v1/payment_intents (amount, currency, payment_method,

@@ -96,7 +96,7 @@ type Reconciliation struct {
 	// history holding that charge: judge them again.
 	Rejudge []Late
 	// Unattributed is money the harness cannot account for: a charge
-	// without metadata[order_id], or for an order no example sent.
+	// naming no order where the run traces money, or an order no example sent.
 	Unattributed []history.Charge
 }
 

@@ -88,6 +88,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"init", "write a starter target file, from an OpenAPI 3 document or a template", runInit},
+		{"doctor", "first contact: start a target, send a handful of requests, print a checklist", runDoctor},
 		{"certify", "run the conformance families against a target and write reports", runCertify},
 		{"run", "run one family against a target (for developing a server)", runFamily},
 		{"replay", "replay one incident file exactly and print its verdicts", runReplay},
