@@ -150,6 +150,9 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	if err := agg.unplayed(); err != nil && fr.Note == "" {
 		fr.Note = "an example could not be played to its end, so its evidence is incomplete: " + err.Error()
 	}
+	if caveat := fam.CaveatFor(c.tg); caveat != "" {
+		fr.addNote(caveat)
+	}
 	if opts.Progress != nil {
 		agg.progress(true, func(n, v int) {
 			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget, Done: true})

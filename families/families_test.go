@@ -282,7 +282,7 @@ func TestCrashWindow_ShippedTargetsFit(t *testing.T) {
 // its own file; the table comes out in rank order whatever the order the
 // files' inits ran in, and exactly one family is composite.
 func TestFamilies_RegisteredInRankOrder(t *testing.T) {
-	want := "concurrent-duplicates key-reuse crash-window late-retry tenants protocol mixed"
+	want := "concurrent-duplicates key-reuse crash-window late-retry tenants look-alike protocol mixed"
 	if got := strings.Join(families.FamilyNames(), " "); got != want {
 		t.Errorf("families %q, want %q", got, want)
 	}
@@ -470,5 +470,56 @@ func TestLateRetry_PartFitsTheRoomAndProbesPastTheTTL(t *testing.T) {
 		if past != c.pastTheTTL {
 			t.Errorf("room %s: a probe past the TTL %v, want %v", c.room, past, c.pastTheTTL)
 		}
+	}
+}
+
+// TestLookAlike_PairsDifferOnlyByOrderAndKey: every example sends two
+// orders from one tenant with one amount and currency, each under its own
+// key, and every send converges, so an order left stuck is judged.
+func TestLookAlike_PairsDifferOnlyByOrderAndKey(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	draw(t, "look-alike", tg, func(sc scenarios.Scenario) {
+		type pay struct {
+			tenant   int
+			amount   int64
+			currency string
+		}
+		keys, seen := map[string]string{}, map[pay]bool{}
+		for _, s := range sc.Steps {
+			if s.Send == nil {
+				continue
+			}
+			if !s.Send.Converge {
+				t.Fatalf("%s does not converge", s.Send)
+			}
+			if k, ok := keys[s.Send.Order]; ok && k != s.Send.Key {
+				t.Fatalf("order %s sent under keys %s and %s", s.Send.Order, k, s.Send.Key)
+			}
+			keys[s.Send.Order] = s.Send.Key
+			seen[pay{s.Send.Tenant, s.Send.Amount, s.Send.Currency}] = true
+		}
+		if len(keys) != 2 || keys["oa"] == keys["ob"] || len(seen) != 1 {
+			t.Fatalf("orders and keys %v, payments %v: want two orders under two keys that look alike", keys, seen)
+		}
+	})
+}
+
+// TestLookAlike_CaveatUnderAmountTrace: a target traced by amount is told
+// that its pairs were not look-alike; one that names the order is not.
+func TestLookAlike_CaveatUnderAmountTrace(t *testing.T) {
+	fam, err := families.FamilyByName("look-alike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := testTarget(t, wideWindow)
+	if c := fam.CaveatFor(tg); c != "" {
+		t.Errorf("caveat %q for a target that names the order", c)
+	}
+	tg.Protocol.Trace = "amount"
+	if err := tg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c := fam.CaveatFor(tg); !strings.Contains(c, "not judged as look-alike") {
+		t.Errorf("caveat %q under an amount trace: want it to say the pairs were not judged as look-alike", c)
 	}
 }

@@ -55,6 +55,11 @@ type Family struct {
 	// nightly soak): it adds time, not coverage, so it is certified only
 	// when named, and never draws from itself.
 	Composite bool
+	// Caveat, when set, says what the family cannot show for a target
+	// ("" when nothing): certify adds it to the family's note, so a
+	// family that played its examples without the traffic it exists for
+	// says so instead of passing as if it had.
+	Caveat func(tg *target.Target) string
 	// Crashes says the family's examples crash servers (kill them, or make
 	// the gateway charge without saying so) and judge how they recover.
 	// No server can recover from that without an idempotent provider, so
@@ -68,6 +73,14 @@ func (f Family) LimitOf(tg *target.Target) string {
 		return "the family's own requests"
 	}
 	return f.Limit(tg)
+}
+
+// CaveatFor is what f cannot show for tg, or "".
+func (f Family) CaveatFor(tg *target.Target) string {
+	if f.Caveat == nil {
+		return ""
+	}
+	return f.Caveat(tg)
 }
 
 // DecidedBy is the check reported UNKNOWN when f cannot run at all.
