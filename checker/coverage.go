@@ -29,6 +29,7 @@ func (ix *index) coverage() Coverage {
 	}
 	c.FaultKinds, c.MaxSkew = faultKinds(own(ix.h.Faults))
 	c.CrossTenantKeys = len(ix.crossTenantKeys())
+	c.LookAlikePairs, c.LookAlikeCharged = ix.lookAlikes()
 	for _, e := range ix.eps {
 		ix.coverEpoch(&c, e)
 	}

@@ -68,6 +68,12 @@ type Coverage struct {
 	// equal but differ byte for byte (key order, whitespace, 100 vs 1e2).
 	MutatedBodies    int `json:"mutated_bodies"`
 	EquivalentBodies int `json:"equivalent_bodies"`
+	// LookAlikePairs counts pairs of orders that one tenant paid under
+	// two different keys for the same amount and currency (nothing but
+	// the order told them apart); LookAlikeCharged those of them whose
+	// two orders were each charged exactly once, by a charge of its own.
+	LookAlikePairs   int `json:"look_alike_pairs"`
+	LookAlikeCharged int `json:"look_alike_charged"`
 	// Faults counts the disruptive faults the history injected itself (a
 	// scripted decline is not one, nor a foreign fault it lived through).
 	Faults int `json:"faults"`
@@ -123,6 +129,8 @@ func (c Coverage) Add(o Coverage) Coverage {
 		CrossTenantKeys:      c.CrossTenantKeys + o.CrossTenantKeys,
 		MutatedBodies:        c.MutatedBodies + o.MutatedBodies,
 		EquivalentBodies:     c.EquivalentBodies + o.EquivalentBodies,
+		LookAlikePairs:       c.LookAlikePairs + o.LookAlikePairs,
+		LookAlikeCharged:     c.LookAlikeCharged + o.LookAlikeCharged,
 		Faults:               c.Faults + o.Faults,
 		ExpiryProbes:         c.ExpiryProbes + o.ExpiryProbes,
 		PastTTL:              c.PastTTL + o.PastTTL,
