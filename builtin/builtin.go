@@ -167,6 +167,11 @@ var Members = []Member{
 	{Name: "tz-naive-expiry", Kind: "broken", Bug: "reclaims a key when its expires_at (timestamp without time zone, written from the app's UTC clock) is before the database's now()",
 		Incident: "a database session in Asia/Kolkata reads every live key as expired: a retry a second after the answer is charged again", Family: "late-retry", Expect: []string{"M1", "E1"}, Verdict: "FAILED",
 		Flags: []string{"--tombstone-ttl=" + TestPolicy.RetryWindow.String()}},
+	// look-alike-key names the order in the charge's metadata, as the
+	// reference does, so the gateway refuses the reused key (M6) rather
+	// than replaying the first order's charge (M2, equal parameters).
+	{Name: "look-alike-key", Kind: "broken", Bug: "the gateway Idempotency-Key is derived from what the payment is (tenant, amount, currency), not which order it pays",
+		Incident: "a customer's second order of the same price is sent under the first's gateway key: the gateway refuses it and the order never completes", Family: "look-alike", Expect: []string{"M6"}, Verdict: "FAILED"},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},
