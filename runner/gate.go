@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/scenarios"
@@ -38,14 +39,16 @@ func NewGate() *Gate { return &Gate{changed: make(chan struct{}), inflight: map[
 // await blocks until cond (called with g.mu held) holds, then runs then
 // under the lock. Nothing passes once ctx has ended, also when cond came
 // to hold at the same moment: a request held until the run's hard end
-// (runner.Runner.HardEnd) is never sent.
+// (runner.Runner.HardEnd) is never sent. Its deadline is read from the
+// clock, not only from ctx.Err: the example whose cut released the gate
+// may run before the timer that ends this ctx has fired.
 func (g *Gate) await(ctx context.Context, cond func() bool, then func()) error {
 	for {
-		if ctx.Err() != nil {
-			return fmt.Errorf("gate: %w", context.Cause(ctx))
+		if err := ended(ctx); err != nil {
+			return fmt.Errorf("gate: %w", err)
 		}
 		g.mu.Lock()
-		if cond() {
+		if ended(ctx) == nil && cond() {
 			then()
 			g.mu.Unlock()
 			return nil
@@ -58,6 +61,18 @@ func (g *Gate) await(ctx context.Context, cond func() bool, then func()) error {
 			return fmt.Errorf("gate: %w", context.Cause(ctx))
 		}
 	}
+}
+
+// ended is ctx's error, or context.DeadlineExceeded once its deadline
+// has passed even if the timer that ends ctx has not fired yet.
+func ended(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // signal wakes every waiter; g.mu is held.

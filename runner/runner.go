@@ -121,10 +121,10 @@ func (r *Runner) Run(ctx context.Context, sc scenarios.Scenario) (*history.Histo
 	if r.Gate != nil {
 		r.Gate.restore(p) // after a failed step, only once cleanup has healed
 	}
-	if err == nil && ctx.Err() == nil {
+	if err == nil && ended(ctx) == nil {
 		p.converge(ctx)
 	}
-	if ctx.Err() != nil && caller.Err() == nil {
+	if ended(ctx) != nil && ended(caller) == nil {
 		r.count(sc.Family, func(c *Cuts) { c.HardEnd++ })
 		return p.rec.Snapshot(false), ErrCut
 	}
