@@ -216,7 +216,7 @@ func (c *Contact) traced(ctx context.Context, ch gatewaysim.Charge, p payment) b
 	item.OK, item.Blocks = true, false
 	item.Detail = "by " + where(c.trace)
 	if !ok {
-		item.Detail += " (found; protocol.trace: \"" + c.trace.String() + "\" says so in the file)"
+		item.Detail += " (found; to say so in the file: protocol.trace: \"" + c.trace.String() + "\")"
 	}
 	c.add(item)
 	return true

@@ -45,7 +45,8 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "%s: first contact in %s\n", tg.Name, time.Since(start).Round(100*time.Millisecond))
 	c.WriteText(stdout)
 	if it, blocked := c.Blocking(); blocked {
-		return &exitError{code: exitEnv, err: fmt.Errorf("certify would stop here: %s", it.Check)}
+		fmt.Fprintf(stdout, "certify would stop here: %s\n", it.Check)
+		return &exitError{code: exitEnv, err: errSilent}
 	}
 	fmt.Fprintf(stdout, "certify can run: idemcheck certify --target %s\n", *tgt)
 	return nil

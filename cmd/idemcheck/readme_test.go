@@ -93,6 +93,15 @@ func TestREADME_NewcomersWalk(t *testing.T) {
 	// store no one can start on line 3.
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("name: mine\nstart: {command: ./srv}\npolicy:\n  ttl: 2s\n  retry_window: 2s\n  max_wait: soon\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad-store.yaml"), []byte("name: mine\nstart: {command: ./srv}\nneeds: [redis, mongo]\npolicy: {ttl: 2s}\n"), 0o644)
+	// The README's misconfigured target: the reference, handed a gateway
+	// URL where no gateway listens.
+	ref, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "reference.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.NewReplacer("name: reference", "name: wrong-gateway", "../bin/reference-server", "bin/reference-server",
+		`GATEWAY_URL: "{{.GatewayURL}}"`, `GATEWAY_URL: "http://127.0.0.1:9"`).Replace(string(ref))
+	os.WriteFile(filepath.Join(dir, "wrong-gateway.yaml"), []byte(wrong), 0o644)
 	sessions := readmeSessions(t)
 	if len(sessions) < 4 {
 		t.Fatalf("found %d command sessions in the README", len(sessions))
