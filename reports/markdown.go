@@ -65,10 +65,27 @@ func mdHeader(b *strings.Builder, r *Report) {
 	if g := gatewayText(r.Gateway); g != "" {
 		b.WriteString(" · " + g)
 	}
+	if c := r.Contact; c != nil && c.Trace != "" {
+		fmt.Fprintf(b, " · money traced by %s", code(c.Trace))
+		if c.TraceFound {
+			b.WriteString(" (found at first contact)")
+		}
+	}
 	b.WriteString("\n\n")
+	mdContact(b, r.Contact)
 	if !r.Complete {
 		fmt.Fprintf(b, "> [!WARNING]\n> **Incomplete run**: %s. Checks that passed judged only what was recorded.\n\n", cell(cmp.Or(r.Interrupted, "the run did not complete")))
 	}
+}
+
+// mdContact writes first contact's checklist when it stopped the run.
+func mdContact(b *strings.Builder, c *Contact) {
+	if c == nil || !c.Blocked() {
+		return
+	}
+	b.WriteString("> [!CAUTION]\n> **First contact stopped the run**: every check would have judged the misconfiguration, not the server.\n\n```\n")
+	c.WriteText(b)
+	b.WriteString("```\n\n")
 }
 
 // gatewayText is how the run's gateway kept idempotency keys, for the

@@ -110,3 +110,15 @@ func TestMarkdown_KeepsCondensedNoteWhole(t *testing.T) {
 		t.Errorf("summary.md cuts the note:\n%s", b.String())
 	}
 }
+
+func TestMarkdown_FirstContact(t *testing.T) {
+	r := sampleReport()
+	r.Contact = &reports.Contact{Trace: "metadata[shop_order]", TraceFound: true, Items: []reports.ContactItem{{Check: "money traced", OK: true}}}
+	if md := markdown(t, r); !strings.Contains(md, "money traced by `metadata[shop_order]` (found at first contact)") || strings.Contains(md, "First contact stopped") {
+		t.Fatalf("summary of a traced run:\n%s", md)
+	}
+	r.Contact.Items = append(r.Contact.Items, reports.ContactItem{Check: "the charge reached the gateway", Detail: "502", Blocks: true, Fix: []string{"GATEWAY_URL"}})
+	if md := markdown(t, r); !strings.Contains(md, "First contact stopped the run") || !strings.Contains(md, "✗ the charge reached the gateway: 502\n    GATEWAY_URL") {
+		t.Fatalf("summary of a run first contact stopped:\n%s", md)
+	}
+}
