@@ -34,13 +34,14 @@ func (ix *index) g1() CheckResult {
 }
 
 // crashedBefore says whether a crash-class fault fired before at that
-// could have struck order: one aimed at it, or one at a process; the
+// could have struck order: one of its payment, or one reaching beyond a
+// payment (a process, a kill inside another order's hold); the
 // history's own or another example's that it lived through (a replica
 // killed by another example's wave takes this example's in-flight keys
 // down with it, and their recovery re-sends them).
 func (ix *index) crashedBefore(order string, at time.Duration) bool {
 	for _, f := range crashes(ix.faults) {
-		if f.Fired <= at && (f.Order == "" || f.Order == order) {
+		if f.Fired <= at && (f.ScopeOf() != history.Payment || f.Order == order) {
 			return true
 		}
 	}

@@ -25,6 +25,9 @@ func (f *Bandwidth) Name() string { return "bandwidth" }
 // Class is history.Slows: it only delays traffic.
 func (f *Bandwidth) Class() history.Class { return history.Slows }
 
+// Scope is history.Environment: a link every example's requests may cross.
+func (f *Bandwidth) Scope() history.Scope { return history.Environment }
+
 // Target is the link.
 func (f *Bandwidth) Target() string { return string(f.Link) }
 

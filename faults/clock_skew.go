@@ -40,6 +40,12 @@ func (f *ClockSkew) Name() string { return "clock_skew" }
 // lease alive longer (recovery takes that much longer).
 func (f *ClockSkew) Class() history.Class { return history.Skews }
 
+// Scope is history.Replica: the replica is relaunched to apply and undo it.
+func (f *ClockSkew) Scope() history.Scope { return history.Replica }
+
+// Momentary is true: only the relaunches disrupt, not the state between.
+func (f *ClockSkew) Momentary() bool { return true }
+
 // Target is "replicaN".
 func (f *ClockSkew) Target() string { return replicaName(f.Replica) }
 
@@ -124,7 +130,6 @@ func measureSkew(ctx context.Context, base string) (skewBounds, error) {
 }
 
 func init() {
-	momentary["clock_skew"] = true
 	register("clock_skew", builder{"replica", []string{"offset"}, func(r *reader) Fault {
 		return &ClockSkew{Replica: r.replica, Offset: r.signedDuration("offset")}
 	}})

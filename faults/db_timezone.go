@@ -30,6 +30,12 @@ func (f *DBTimeZone) Name() string { return "db_timezone" }
 // in between disturbs no request of a correct server.
 func (f *DBTimeZone) Class() history.Class { return history.Skews }
 
+// Scope is history.Replica: the replica is relaunched to apply and undo it.
+func (f *DBTimeZone) Scope() history.Scope { return history.Replica }
+
+// Momentary is true: only the relaunches disrupt, not the state between.
+func (f *DBTimeZone) Momentary() bool { return true }
+
 // Target is "replicaN".
 func (f *DBTimeZone) Target() string { return replicaName(f.Replica) }
 
@@ -53,7 +59,6 @@ func (f *DBTimeZone) Heal(ctx context.Context, env Env) error {
 }
 
 func init() {
-	momentary["db_timezone"] = true
 	register("db_timezone", builder{"replica", []string{"zone"}, func(r *reader) Fault {
 		zone := r.str("zone", true)
 		if _, err := time.LoadLocation(zone); r.err == nil && (err != nil || zone == "" || zone == "UTC" || zone == "Local") {

@@ -5,13 +5,21 @@
 //
 // # The interface
 //
-//   - Fault: Name, Class, Target, Inject, Heal. A Fault value is one
-//     injection. Class is what it can do to a payment (history.Crash,
-//     Slows, Business, Disturbs): the kind declares it, Apply records it
-//     in history.Fault.Class, and the checker judges by it, never by the
-//     kind's name.
-//   - Parametrized, Ordered: optional abilities, checked by type
-//     assertion, that add Params and Order to the recorded history.Fault.
+//   - Fault: Name, Class, Scope, Target, Inject, Heal. A Fault value is
+//     one injection. Class is what it can do to a payment (history.Crash,
+//     Slows, Business, Disturbs, Skews): the kind declares it, Apply
+//     records it in history.Fault.Class, and the checker judges by it,
+//     never by the kind's name. Scope is how far it reaches
+//     (history.Payment, Replica, Environment): Apply records it in
+//     history.Fault.Scope, and the runner's gate, its sharing with the
+//     other examples in flight and its cleanup order read it.
+//   - Parametrized, Ordered, Armed, Skewed: optional abilities, checked
+//     by type assertion, that add Params, Order (what the fault is aimed
+//     at, not how far it reaches), the gateway rule (ParamRule) and Skew
+//     to the recorded history.Fault.
+//   - Momentary: an optional ability of a fault whose disruption is its
+//     injection and its heal alone (clock_skew, db_timezone relaunch a
+//     replica); IsMomentary asks it.
 //   - Env: what faults need from an environment; *harness.Env satisfies it.
 //   - Apply(ctx, env, f) (HealFunc, error): inject and record; the HealFunc
 //     heals and records. Always go through Apply: it is what puts the
@@ -55,7 +63,7 @@
 // # Adding a fault kind
 //
 // One new file in this package, whatever its class: a type implementing
-// Fault, Class included (and Parametrized when it has parameters, so the
+// Fault, Class and Scope included (and Parametrized when it has parameters, so the
 // history records what was applied), and an init that registers its kind
 // with the target it takes ("link", "replica" or "gateway"), the
 // parameters it accepts and how a checked Spec builds it; down.go and

@@ -26,6 +26,9 @@ func (f *Down) Name() string { return "down" }
 // Class is history.Disturbs: requests on the link fail.
 func (f *Down) Class() history.Class { return history.Disturbs }
 
+// Scope is history.Environment: a link every example's requests may cross.
+func (f *Down) Scope() history.Scope { return history.Environment }
+
 // Target is the link.
 func (f *Down) Target() string { return string(f.Link) }
 

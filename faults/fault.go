@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -28,6 +29,13 @@ type Fault interface {
 	// it: history.Crash, Slows, Business or Disturbs. The kind's own file
 	// declares it; Apply records it.
 	Class() history.Class
+	// Scope is how far it reaches: history.Payment (one order's
+	// payment), history.Replica (one replica's process) or
+	// history.Environment (a link, a store, the gateway for every
+	// order). The kind's own file declares it; Apply records it, and the
+	// runner's gate, its sharing with the other examples in flight and
+	// its cleanup order read it.
+	Scope() history.Scope
 	// Target is what it acts on: a link ("replica0->gateway"), a replica
 	// ("replica1") or "gateway".
 	Target() string
@@ -44,8 +52,24 @@ type Parametrized interface {
 // Ordered is implemented by faults aimed at one order (gateway faults
 // matched by order id, a kill inside that order's hold); Apply records it
 // as history.Fault.Order so the checker can tie the fault to the order.
+// It says what the fault aims at, not how far it reaches (Scope): a kill
+// inside one order's hold kills a replica every example uses.
 type Ordered interface {
 	Order() string
+}
+
+// Momentary is implemented by faults whose disruption is their
+// injection and their heal alone (a clock or a session zone moved by
+// relaunching a replica): the runner's gate holds the other examples'
+// requests for those steps alone, not while the state is in force.
+type Momentary interface {
+	Momentary() bool
+}
+
+// IsMomentary says whether f declares itself momentary.
+func IsMomentary(f Fault) bool {
+	m, ok := f.(Momentary)
+	return ok && m.Momentary()
 }
 
 // Env is what faults act on: an environment (either mode, harness.Env)
@@ -129,12 +153,18 @@ func Apply(ctx context.Context, env Env, f Fault) (HealFunc, error) {
 
 // Armed is implemented by faults that are installed now and strike later
 // (gateway rules): their history entry is armed, not fired, and the run's
-// ledger feed stamps Fired when the gateway reports the rule firing
-// (history.Fault.Params["fault_id"] names the rule). Every other fault
-// fires when Inject returns.
+// ledger feed stamps Fired when the gateway reports the rule firing.
+// RuleID is the simulator's id of the installed rule, which Apply records
+// as history.Fault.Params[ParamRule]. Every other fault fires when Inject
+// returns.
 type Armed interface {
 	RuleID() string
 }
+
+// ParamRule is the history.Fault.Params key naming the gateway rule an
+// armed fault installed (Armed.RuleID): the ledger feed's firings are
+// matched to the fault by it.
+const ParamRule = "fault_id"
 
 // Skewed is implemented by faults that move a replica's clock; Apply
 // records the measured bound of the offset as history.Fault.Skew, which
@@ -145,12 +175,19 @@ type Skewed interface {
 
 // record describes f as a history entry.
 func record(f Fault) history.Fault {
-	h := history.Fault{Name: f.Name(), Class: f.Class(), Target: f.Target(), Fired: history.FiredOnInject}
-	if _, ok := f.(Armed); ok {
-		h.Fired = 0
-	}
+	h := history.Fault{Name: f.Name(), Class: f.Class(), Scope: f.Scope(), Target: f.Target(), Fired: history.FiredOnInject}
 	if p, ok := f.(Parametrized); ok {
 		h.Params = p.Params()
+	}
+	if a, ok := f.(Armed); ok {
+		h.Fired = 0
+		if id := a.RuleID(); id != "" {
+			h.Params = maps.Clone(h.Params)
+			if h.Params == nil {
+				h.Params = map[string]string{}
+			}
+			h.Params[ParamRule] = id
+		}
 	}
 	if o, ok := f.(Ordered); ok {
 		h.Order = o.Order()

@@ -45,6 +45,15 @@ func (f *Gateway) Class() history.Class {
 	return history.Disturbs
 }
 
+// Scope is history.Payment for a rule aimed at one order, and
+// history.Environment for one that matches every order.
+func (f *Gateway) Scope() history.Scope {
+	if f.Match.OrderID != "" {
+		return history.Payment
+	}
+	return history.Environment
+}
+
 // Target is "gateway".
 func (f *Gateway) Target() string { return "gateway" }
 
@@ -63,7 +72,6 @@ func (f *Gateway) Params() map[string]string {
 	put("probability", strconv.FormatFloat(f.Match.Probability, 'g', -1, 64), f.Match.Probability != 0)
 	put("latency", f.Latency.String(), f.Latency != 0)
 	put("times", strconv.Itoa(f.Times), f.Times != 0)
-	put("fault_id", f.installed(), f.installed() != "")
 	return p
 }
 

@@ -29,6 +29,9 @@ func (f *Kill) Name() string { return "kill" }
 // Class is history.Crash: a request cut off mid-way may have charged.
 func (f *Kill) Class() history.Class { return history.Crash }
 
+// Scope is history.Replica: every request on the replica is cut off, whatever order the kill was aimed at.
+func (f *Kill) Scope() history.Scope { return history.Replica }
+
 // Target is "replicaN".
 func (f *Kill) Target() string { return replicaName(f.Replica) }
 

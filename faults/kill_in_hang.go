@@ -87,6 +87,9 @@ func (f *CrashInHang) Name() string { return "kill_in_hang" }
 // Class is history.Crash: the replica dies knowing nothing of a charge that exists.
 func (f *CrashInHang) Class() history.Class { return history.Crash }
 
+// Scope is history.Replica: it kills the replica, which serves every example, not only the held order.
+func (f *CrashInHang) Scope() history.Scope { return history.Replica }
+
 // Target is "replicaN".
 func (f *CrashInHang) Target() string { return replicaName(f.Replica) }
 

@@ -28,6 +28,9 @@ func (f *Latency) Name() string { return "latency" }
 // Class is history.Slows: it only delays traffic.
 func (f *Latency) Class() history.Class { return history.Slows }
 
+// Scope is history.Environment: a link every example's requests may cross.
+func (f *Latency) Scope() history.Scope { return history.Environment }
+
 // Target is the link.
 func (f *Latency) Target() string { return string(f.Link) }
 

@@ -25,6 +25,9 @@ func (f *LimitData) Name() string { return "limit_data" }
 // Class is history.Disturbs: connections are cut mid-answer.
 func (f *LimitData) Class() history.Class { return history.Disturbs }
 
+// Scope is history.Environment: a link every example's requests may cross.
+func (f *LimitData) Scope() history.Scope { return history.Environment }
+
 // Target is the link.
 func (f *LimitData) Target() string { return string(f.Link) }
 

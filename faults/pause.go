@@ -24,6 +24,9 @@ func (f *Pause) Name() string { return "pause" }
 // Class is history.Disturbs: requests hang until it heals, then complete.
 func (f *Pause) Class() history.Class { return history.Disturbs }
 
+// Scope is history.Replica: every request on the replica hangs.
+func (f *Pause) Scope() history.Scope { return history.Replica }
+
 // Target is "replicaN".
 func (f *Pause) Target() string { return replicaName(f.Replica) }
 

@@ -14,19 +14,10 @@ import (
 // it is ready again, so the requests it cuts are excused and convergence
 // counts from its end; the state in between holds nothing back. The
 // runner's gate keeps the other examples' requests out during a relaunch
-// only (Momentary), not while the state is in force.
+// only: such a fault declares itself Momentary.
 
 // RelaunchName is the history name of a relaunch of a replica.
 const RelaunchName = "relaunch"
-
-// momentary holds the kinds whose disruption is their injection and
-// their heal alone (the relaunches), each registered in its kind's file.
-var momentary = map[string]bool{}
-
-// Momentary reports whether a fault kind disrupts the environment only
-// while it is being injected and healed: the runner's gate holds the
-// other examples' requests for those steps alone.
-func Momentary(kind string) bool { return momentary[kind] }
 
 // relaunch relaunches replica i with edit applied to its Launch, and
 // records the relaunch in env's history as a crash-class fault that
@@ -34,7 +25,7 @@ func Momentary(kind string) bool { return momentary[kind] }
 // relaunch that failed is recorded as healed too: the replica may be
 // down, and the error says so.
 func relaunch(ctx context.Context, env Env, i int, why string, edit func(*harness.Launch)) error {
-	id := env.Recorder().Inject(history.Fault{Name: RelaunchName, Class: history.Crash, Target: replicaName(i),
+	id := env.Recorder().Inject(history.Fault{Name: RelaunchName, Class: history.Crash, Scope: history.Replica, Target: replicaName(i),
 		Fired: history.FiredOnInject, Params: map[string]string{"for": why}})
 	err := env.Relaunch(ctx, i, edit)
 	env.Recorder().Heal(id)

@@ -29,6 +29,9 @@ func (f *ResetPeer) Name() string { return "reset_peer" }
 // Class is history.Disturbs: connections are reset.
 func (f *ResetPeer) Class() history.Class { return history.Disturbs }
 
+// Scope is history.Environment: a link every example's requests may cross.
+func (f *ResetPeer) Scope() history.Scope { return history.Environment }
+
 // Target is the link.
 func (f *ResetPeer) Target() string { return string(f.Link) }
 

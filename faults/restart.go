@@ -20,6 +20,9 @@ func (f *Restart) Name() string { return "restart" }
 // Class is history.Crash: requests in flight are cut off mid-way.
 func (f *Restart) Class() history.Class { return history.Crash }
 
+// Scope is history.Replica: every request on the replica is cut off.
+func (f *Restart) Scope() history.Scope { return history.Replica }
+
 // Target is "replicaN".
 func (f *Restart) Target() string { return replicaName(f.Replica) }
 

@@ -28,6 +28,9 @@ func (f *Slicer) Name() string { return "slicer" }
 // Class is history.Slows: it only delays traffic.
 func (f *Slicer) Class() history.Class { return history.Slows }
 
+// Scope is history.Environment: a link every example's requests may cross.
+func (f *Slicer) Scope() history.Scope { return history.Environment }
+
 // Target is the link.
 func (f *Slicer) Target() string { return string(f.Link) }
 

@@ -39,6 +39,9 @@ func (f *StoreRestart) Class() history.Class {
 	return history.Disturbs
 }
 
+// Scope is history.Environment: every replica uses the store.
+func (f *StoreRestart) Scope() history.Scope { return history.Environment }
+
 // Target is the store: "postgres", "redis" or "mysql".
 func (f *StoreRestart) Target() string { return f.Store }
 

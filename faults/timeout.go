@@ -28,6 +28,9 @@ func (f *Timeout) Name() string { return "timeout" }
 // Class is history.Disturbs: connections stall and close.
 func (f *Timeout) Class() history.Class { return history.Disturbs }
 
+// Scope is history.Environment: a link every example's requests may cross.
+func (f *Timeout) Scope() history.Scope { return history.Environment }
+
 // Target is the link.
 func (f *Timeout) Target() string { return string(f.Link) }
 

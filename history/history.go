@@ -172,6 +172,11 @@ type Fault struct {
 	// Optional: a document written before it existed has none, and
 	// ClassOf reads the class of such a fault from its name.
 	Class Class `json:"class,omitempty"`
+	// Scope is how far the fault reaches (one payment, one replica, the
+	// whole environment), declared by its fault kind when it is recorded:
+	// a fault beyond one payment is lived through by every example in
+	// flight. Optional: a document written before it existed has none.
+	Scope Scope `json:"scope,omitempty"`
 	// Skew bounds the offset of the target replica's clock from the
 	// recording's clock, as measured while the fault was in force (a
 	// clock_skew fault reads it from the replica's HTTP Date header):
@@ -212,6 +217,39 @@ const (
 	// around a promise's end, by the Skew in force.
 	Skews Class = "skews"
 )
+
+// Scope is how far a fault reaches. A fault declares it beside its
+// Class; the runner reads it to decide whether the fault keeps the other
+// examples' requests out (the gate), is recorded in their histories
+// (foreign) and in which order it is healed, and nobody infers it from
+// a fault's name or target.
+type Scope string
+
+const (
+	// Payment is a fault aimed at one order's payment (a gateway rule
+	// matched by order): it stays inside the example that owns the order.
+	Payment Scope = "payment"
+	// Replica is a fault on one replica's process (a kill, a pause, a
+	// restart, a relaunch with another clock or zone, a kill inside a
+	// gateway hold): every request routed to the replica lives through
+	// it, whatever its example.
+	Replica Scope = "replica"
+	// Environment is a fault on what every replica shares or depends on:
+	// a link, a store, the gateway for every order.
+	Environment Scope = "environment"
+)
+
+// ScopeOf is f's Scope; a fault recorded before Scope existed reached
+// one payment when it was aimed at an order, and beyond it otherwise.
+func (f Fault) ScopeOf() Scope {
+	switch {
+	case f.Scope != "":
+		return f.Scope
+	case f.Order != "":
+		return Payment
+	}
+	return Environment
+}
 
 // HasFired reports whether f was seen to strike.
 func (f Fault) HasFired() bool { return f.Fired > 0 }

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -184,55 +183,4 @@ func (g *Gate) vacate(slot **execution, p *execution) {
 		*slot = nil
 		g.signal()
 	}
-}
-
-// disruptive is the span of steps during which sc disrupts the whole
-// environment: from its first step to its last disruptive one (a wave
-// arms its holds before its kill, and a request held by the gateway must
-// not be what another example waits for). ok is false for an example
-// that disrupts nothing. A momentary fault (faults.Momentary: a clock or
-// a session zone moved by relaunching a replica) and its heal are left
-// out: they hold the gate for their own step only (momentary), not for
-// the wait between them.
-func disruptive(sc scenarios.Scenario) (last int, ok bool) {
-	last = -1
-	for i, s := range sc.Steps {
-		switch {
-		case momentary(sc, s):
-		case s.Kill != nil, s.Pause != nil, s.Restart != nil, s.Resume != nil:
-			last = i
-		case s.Fault != nil && (s.Fault.Order == "" || s.Fault.Link != ""):
-			last = i
-		case s.Heal != "" && healsShared(sc, s.Heal):
-			last = i
-		}
-	}
-	return last, last >= 0
-}
-
-// momentary reports whether s injects or heals a momentary fault.
-func momentary(sc scenarios.Scenario, s scenarios.Step) bool {
-	if s.Fault != nil {
-		return faults.Momentary(s.Fault.Kind)
-	}
-	if s.Heal == "" {
-		return false
-	}
-	f := faultNamed(sc, s.Heal)
-	return f != nil && faults.Momentary(f.Kind)
-}
-
-func healsShared(sc scenarios.Scenario, id string) bool {
-	f := faultNamed(sc, id)
-	return f != nil && (f.Order == "" || f.Link != "")
-}
-
-// faultNamed is the fault sc injects under id, or nil.
-func faultNamed(sc scenarios.Scenario, id string) *scenarios.Fault {
-	for _, s := range sc.Steps {
-		if s.Fault != nil && s.Fault.ID == id {
-			return s.Fault
-		}
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
 )
 
 // within fails the test unless ch closes within d: a bounded wait on a
@@ -115,16 +116,22 @@ func TestGate_CancelledWaitGivesUp(t *testing.T) {
 	}
 }
 
-// TestDisruptive_Spans: only environment-wide steps make a scenario
-// disruptive, up to its last one.
+// planOf builds the faults of sc's steps as an example of it would.
+func planOf(sc scenarios.Scenario) []stepFault {
+	p := &execution{r: &Runner{Target: &target.Target{}}, sc: sc, nonce: "n"}
+	return p.planFaults()
+}
+
+// TestDisruptive_Spans: only steps whose fault reaches beyond its own
+// payment make a scenario disruptive, up to its last one.
 func TestDisruptive_Spans(t *testing.T) {
 	r := 0
 	order := scenarios.Scenario{Steps: []scenarios.Step{{Fault: &scenarios.Fault{ID: "d", Kind: "gateway:decline", Order: "o"}}, {Send: &scenarios.Send{Key: "k", Order: "o"}}, {Heal: "d"}}}
-	if _, ok := disruptive(order); ok {
+	if _, ok := disruptive(planOf(order)); ok {
 		t.Error("a fault aimed at one order disrupts nothing else")
 	}
 	wave := scenarios.Scenario{Steps: []scenarios.Step{{Fault: &scenarios.Fault{ID: "h", Kind: "gateway:charge_then_hang", Order: "o"}}, {Kill: &r}, {Restart: &r}, {Heal: "h"}, {Wait: &scenarios.Wait{Recovery: true}}}}
-	if last, ok := disruptive(wave); !ok || last != 2 {
+	if last, ok := disruptive(planOf(wave)); !ok || last != 2 {
 		t.Errorf("wave: last disruptive step %d (%v), want 2 (the restart)", last, ok)
 	}
 	// A clock moved by relaunching a replica holds the gate for its
@@ -133,11 +140,11 @@ func TestDisruptive_Spans(t *testing.T) {
 		{Fault: &scenarios.Fault{ID: "clock", Kind: "clock_skew", Replica: &r, Params: map[string]string{"offset": "+2s"}}},
 		{Send: &scenarios.Send{Key: "k", Order: "o"}}, {Wait: &scenarios.Wait{TTL: 0.8}}, {Send: &scenarios.Send{Key: "k", Order: "o"}},
 		{Heal: "clock"}}}
-	if last, ok := disruptive(clock); ok {
+	if last, ok := disruptive(planOf(clock)); ok {
 		t.Errorf("clock: disruptive up to step %d, want no span", last)
 	}
 	for i, want := range []bool{true, false, false, false, true} {
-		if got := momentary(clock, clock.Steps[i]); got != want {
+		if got := planOf(clock)[i].momentary(); got != want {
 			t.Errorf("clock: step %d (%s) momentary %v, want %v", i, clock.Steps[i], got, want)
 		}
 	}

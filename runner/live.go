@@ -16,8 +16,8 @@ import (
 // on its own faults only, a correct server was then FAILED on M6 (with 2
 // crash waves in flight, once in about 50 certifications).
 //
-// So a fault on the whole environment (one with no order: a link, a
-// process, a gateway rule for every order) is recorded in the history of
+// So a fault beyond one payment (its Scope: a link, a process, a store,
+// a gateway rule for every order) is recorded in the history of
 // every example in flight while it is active, marked Foreign with the
 // name of the example that injected it: each history holds every fault
 // its example lived through. The checker then holds an answer to a
@@ -65,11 +65,13 @@ func (r *Runner) exit(p *execution) {
 }
 
 // share records f, which p injected, in every other example in flight
-// when it is environment-wide, and returns what records its heal there
-// (nil for a fault aimed at one order, which stays in its example).
+// when it reaches beyond one payment (its Scope: a replica or the whole
+// environment), and returns what records its heal there (nil for a fault
+// of one payment, which stays in its example). A fault aimed at an order
+// may still reach a replica: a kill inside that order's gateway hold.
 func (r *Runner) share(p *execution, f history.Fault) (heal func()) {
 	p.livedSkew(f)
-	if f.Order != "" {
+	if f.Scope == history.Payment {
 		return nil
 	}
 	f.Params = maps.Clone(f.Params)

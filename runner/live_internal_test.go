@@ -12,6 +12,14 @@ import (
 	"github.com/idemcheck/idemcheck/target"
 )
 
+// play appends s to p's scenario and plays it as its next step, as Run
+// would (its fault built with the others).
+func play(ctx context.Context, p *execution, s scenarios.Step) error {
+	p.sc.Steps = append(p.sc.Steps, s)
+	p.plan = p.planFaults()
+	return p.step(ctx, len(p.sc.Steps)-1, s)
+}
+
 // foreign returns the faults of h that another example injected.
 func foreign(h *history.History) []history.Fault {
 	var out []history.Fault
@@ -51,24 +59,24 @@ func TestShared_ExamplesLiveThroughEachOthersKills(t *testing.T) {
 
 	// The waiter's own order-scoped fault, healed: its window would count
 	// from here, and the others never see it.
-	if err := waiter.inject(ctx, scenarios.Fault{ID: "brief", Kind: "gateway:fail_before_charge", Order: "o0"}); err != nil {
+	if err := play(ctx, waiter, scenarios.Step{Fault: &scenarios.Fault{ID: "brief", Kind: "gateway:fail_before_charge", Order: "o0"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := waiter.heal(ctx, "brief"); err != nil {
 		t.Fatal(err)
 	}
-	if err := waiter.inject(ctx, scenarios.Fault{ID: "stuck", Kind: "gateway:fail_before_charge", Order: "o1"}); err != nil {
+	if err := play(ctx, waiter, scenarios.Step{Fault: &scenarios.Fault{ID: "stuck", Kind: "gateway:fail_before_charge", Order: "o1"}}); err != nil {
 		t.Fatal(err)
 	}
 	zero := 0
-	if err := killer.step(ctx, scenarios.Step{Kill: &zero}); err != nil {
+	if err := play(ctx, killer, scenarios.Step{Kill: &zero}); err != nil {
 		t.Fatal(err)
 	}
 	latecomer := start("latecomer") // starts while the replica is down
 	// The replica stays down a while (the subject: a disruption longer
 	// than the waiter's own window and slack would cover from its heal).
 	killer.sleepUntil(ctx, time.Now().Add(1500*time.Millisecond))
-	if err := killer.step(ctx, scenarios.Step{Restart: &zero}); err != nil {
+	if err := play(ctx, killer, scenarios.Step{Restart: &zero}); err != nil {
 		t.Fatal(err)
 	}
 	restarted := time.Now()
@@ -99,11 +107,11 @@ func TestShared_ExamplesLiveThroughEachOthersKills(t *testing.T) {
 	}
 	// Another kill as the window ends: the converging retry's deadline
 	// moves to a window and the slack after that restart.
-	if err := killer.step(ctx, scenarios.Step{Kill: &zero}); err != nil {
+	if err := play(ctx, killer, scenarios.Step{Kill: &zero}); err != nil {
 		t.Fatal(err)
 	}
 	killer.sleepUntil(ctx, time.Now().Add(1500*time.Millisecond))
-	if err := killer.step(ctx, scenarios.Step{Restart: &zero}); err != nil {
+	if err := play(ctx, killer, scenarios.Step{Restart: &zero}); err != nil {
 		t.Fatal(err)
 	}
 	restarted = time.Now()

@@ -39,7 +39,7 @@ func TestRetry_TimeHeldAtTheGateMovesTheDeadline(t *testing.T) {
 	defer cancel()
 	p := r.newPlay(scenarios.Scenario{Name: "held", Family: "crash-window"})
 	defer p.client.Close()
-	if err := p.inject(ctx, scenarios.Fault{ID: "stuck", Kind: "gateway:fail_before_charge", Order: "o1"}); err != nil {
+	if err := play(ctx, p, scenarios.Step{Fault: &scenarios.Fault{ID: "stuck", Kind: "gateway:fail_before_charge", Order: "o1"}}); err != nil {
 		t.Fatal(err)
 	}
 	defer p.cleanup(ctx)

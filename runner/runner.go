@@ -204,8 +204,9 @@ type execution struct {
 	orders  map[string]bool           // real order ids this example sent
 	last    map[string]client.Request // the latest request of each (tenant, key)
 	pending map[string]chan history.Op
-	faults  map[string]faults.HealFunc // active faults by scenario id ("kill:replica0" for process steps)
-	start   time.Time                  // when the first request was sent (mu)
+	plan    []stepFault       // the fault each step injects or heals, built before the first step
+	faults  map[string]active // active faults by scenario id ("kill:replica0" for process steps)
+	start   time.Time         // when the first request was sent (mu)
 	// healed is when the last fault this example lived through healed,
 	// its own or a foreign one (a restarted replica ready again), and
 	// foreignActive counts the foreign faults not healed yet (mu): its
@@ -251,15 +252,16 @@ func (r *Runner) newPlay(sc scenarios.Scenario) *execution {
 		r: r, sc: sc, nonce: r.nonce(), rec: rec, env: faults.Bind(r.Env, labels, r.log()), labels: labels,
 		client: client.New(r.Target.Protocol, rec, urls, timeout),
 		orders: map[string]bool{}, last: map[string]client.Request{}, priced: map[string]int64{},
-		pending: map[string]chan history.Op{}, faults: map[string]faults.HealFunc{},
+		pending: map[string]chan history.Op{}, faults: map[string]active{},
 		converging: map[string]bool{}, seen: map[string]int{}, included: map[string]bool{},
 	}
 	labels.share = func(f history.Fault) func() { return r.share(p, f) }
+	p.plan = p.planFaults()
 	return p
 }
 
 func (p *execution) steps(ctx context.Context) error {
-	last, disrupts := disruptive(p.sc)
+	last, disrupts := disruptive(p.plan)
 	if disrupts && p.r.Gate != nil {
 		if err := p.r.Gate.disrupt(ctx, p); err != nil {
 			return err
@@ -272,13 +274,13 @@ func (p *execution) steps(ctx context.Context) error {
 			p.r.count(p.sc.Family, func(c *Cuts) { c.Probing++ })
 			break // the run's budget ends before this probe would be sent
 		}
-		alone := i > last && p.r.Gate != nil && momentary(p.sc, s)
+		alone := i > last && p.r.Gate != nil && p.plan[i].momentary()
 		if alone {
 			if err := p.r.Gate.disruptMomentarily(ctx, p); err != nil {
 				return fmt.Errorf("step %d (%s): %w", i, s, err)
 			}
 		}
-		if err := p.step(ctx, s); err != nil {
+		if err := p.step(ctx, i, s); err != nil {
 			return fmt.Errorf("step %d (%s): %w", i, s, err)
 		}
 		if (i == last || alone) && p.r.Gate != nil {
@@ -415,7 +417,7 @@ func (p *execution) retry(ctx context.Context, req client.Request, deadline time
 	}
 }
 
-func (p *execution) step(ctx context.Context, s scenarios.Step) error {
+func (p *execution) step(ctx context.Context, i int, s scenarios.Step) error {
 	if s.Point != "" {
 		p.labels.set(map[string]string{history.ParamCrashPoint: s.Point, history.ParamCrashPayment: p.realOrder(s.Payment)})
 		defer p.labels.set(nil)
@@ -425,14 +427,12 @@ func (p *execution) step(ctx context.Context, s scenarios.Step) error {
 		return p.send(ctx, *s.Send)
 	case s.Wait != nil:
 		return p.wait(ctx, *s.Wait)
-	case s.Fault != nil:
-		return p.inject(ctx, *s.Fault)
 	case s.Heal != "":
 		return p.heal(ctx, s.Heal)
 	case s.Release != "":
 		return p.release(ctx, s.Release)
 	}
-	return p.process(ctx, s)
+	return p.fault(ctx, p.plan[i])
 }
 
 // maxQuietRetries bounds how often retry sends a try again because its
@@ -569,49 +569,27 @@ func applyKeyForm(req *client.Request, form string) {
 	req.KeyHeader = &h
 }
 
-// process plays a process step as a fault: a kill or a pause opens one
-// (recorded when it has taken effect), the matching restart or resume
-// heals it; a restart of a running replica is a fault of its own.
-func (p *execution) process(ctx context.Context, s scenarios.Step) error {
+// fault plays a step that injects a fault: a fault step, or a process
+// step (kill, pause, restart, resume), which is a fault on one replica. A
+// kill or a pause opens one (recorded when it has taken effect), the
+// matching restart or resume heals it; a restart of a running replica is
+// a fault of its own, healed at once.
+func (p *execution) fault(ctx context.Context, sf stepFault) error {
 	switch {
-	case s.Kill != nil:
-		return p.apply(ctx, processID("kill", *s.Kill), &faults.Kill{Replica: *s.Kill})
-	case s.Pause != nil:
-		return p.apply(ctx, processID("pause", *s.Pause), &faults.Pause{Replica: *s.Pause})
-	case s.Restart != nil:
-		if _, killed := p.faults[processID("kill", *s.Restart)]; killed {
-			return p.heal(ctx, processID("kill", *s.Restart))
-		}
-		id := processID("restart", *s.Restart)
-		if err := p.apply(ctx, id, &faults.Restart{Replica: *s.Restart}); err != nil {
-			return err
-		}
-		return p.heal(ctx, id)
-	case s.Resume != nil:
-		return p.heal(ctx, processID("pause", *s.Resume))
+	case sf.err != nil:
+		return sf.err
+	case sf.f == nil:
+		return fmt.Errorf("empty step")
+	case sf.heal:
+		return p.heal(ctx, sf.id)
 	}
-	return fmt.Errorf("empty step")
-}
-
-func processID(what string, replica int) string { return fmt.Sprintf("%s:replica%d", what, replica) }
-
-// inject applies a scenario fault through package faults, the one fault
-// path: what is recorded is what was applied.
-func (p *execution) inject(ctx context.Context, f scenarios.Fault) error {
-	order := ""
-	if f.Order != "" {
-		order = p.realOrder(f.Order)
+	if err := p.apply(ctx, sf.id, sf.f); err != nil {
+		return err
 	}
-	if needs := p.r.Target.Needs; len(needs) > 0 {
-		f = f.On(needs[0])
-	} else if f.NamesKeyStore() {
-		return fmt.Errorf("fault %s: it names the target's key store, and the target keeps none (needs: [])", f.ID)
+	if _, ok := sf.f.(*faults.Restart); ok {
+		return p.heal(ctx, sf.id)
 	}
-	fault, err := f.Spec(order).Build()
-	if err != nil {
-		return fmt.Errorf("fault %s: %w", f.ID, err)
-	}
-	return p.apply(ctx, f.ID, fault)
+	return nil
 }
 
 func (p *execution) apply(ctx context.Context, id string, f faults.Fault) error {
@@ -622,17 +600,17 @@ func (p *execution) apply(ctx context.Context, id string, f faults.Fault) error 
 	if err != nil {
 		return err
 	}
-	p.faults[id] = heal
+	p.faults[id] = active{f, heal}
 	return nil
 }
 
 func (p *execution) heal(ctx context.Context, id string) error {
-	h, ok := p.faults[id]
+	a, ok := p.faults[id]
 	if !ok {
 		return fmt.Errorf("heal %s: no such active fault", id)
 	}
 	delete(p.faults, id)
-	err := h(ctx)
+	err := a.heal(ctx)
 	p.mu.Lock()
 	p.healed = time.Now()
 	p.mu.Unlock()
@@ -688,11 +666,8 @@ func (p *execution) cleanup(ctx context.Context) error {
 	// then killed ones restarted, so that a restarted replica comes up on
 	// healthy links.
 	ids := slices.Sorted(maps.Keys(p.faults))
-	slices.SortStableFunc(ids, func(a, b string) int { return cleanupRank(a) - cleanupRank(b) })
-	if p.r.Gate != nil && slices.ContainsFunc(ids, func(id string) bool {
-		f := faultNamed(p.sc, id)
-		return f != nil && faults.Momentary(f.Kind)
-	}) {
+	slices.SortStableFunc(ids, func(a, b string) int { return cleanupRank(p.faults[a].f) - cleanupRank(p.faults[b].f) })
+	if p.r.Gate != nil && slices.ContainsFunc(ids, func(id string) bool { return faults.IsMomentary(p.faults[id].f) }) {
 		// A momentary fault left active (the steps stopped early) is
 		// healed by a relaunch: the others' requests wait for it, and Run
 		// restores the gate after cleanup.
@@ -714,14 +689,19 @@ func (p *execution) cleanup(ctx context.Context) error {
 	return nil
 }
 
-func cleanupRank(id string) int {
+// cleanupRank orders the heals of the faults left active: faults
+// beyond one replica (links, stores, the gateway) and those aimed at one
+// payment first, then a replica's state undone (a paused replica
+// resumed, a clock put back), then a crashed replica started again, so
+// that it comes up on healthy links.
+func cleanupRank(f faults.Fault) int {
 	switch {
-	case strings.HasPrefix(id, "pause:"):
+	case f.Scope() != history.Replica:
+		return 0
+	case f.Class() != history.Crash:
 		return 1
-	case strings.HasPrefix(id, "kill:"):
-		return 2
 	}
-	return 0
+	return 2
 }
 
 // labeller records faults into an example's history, adding the labels of
