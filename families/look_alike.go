@@ -9,11 +9,13 @@ import (
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// lookAlikeWorkers caps the family's examples in flight: its examples are
-// two payments and their retries, mostly waiting out a gap, and two in
-// flight draw far more pairs than the catalogue needs without taking CPU
-// from the families that crash servers.
-const lookAlikeWorkers = 2
+// lookAlikeWorkers caps the family's examples in flight. Its examples
+// are two payments and their retries, mostly waiting out a gap or, like
+// every family's, at the gate while another family's crash wave holds the
+// environment; so it waits (Family.Waits), with eight in flight: enough
+// pairs to matter in a default run without taking CPU from the families
+// that crash servers.
+const lookAlikeWorkers = 8
 
 // lookAlikeGapSteps draws the gap between a pair's two payments in
 // quarters of a second, up to 2s: the same customer paying again seconds
@@ -21,7 +23,7 @@ const lookAlikeWorkers = 2
 const lookAlikeGapSteps = 8
 
 func init() {
-	register(Family{Name: "look-alike", Level: "L1", Rank: 55, Gen: genLookAlike, Workers: lookAlikeWorkers, Caveat: lookAlikeCaveat,
+	register(Family{Name: "look-alike", Level: "L1", Rank: 55, Gen: genLookAlike, Waits: true, Workers: lookAlikeWorkers, Caveat: lookAlikeCaveat,
 		Doc: "two orders of one tenant with the same amount and currency under different keys, concurrent or seconds apart: both must be charged, once each"})
 }
 
@@ -32,10 +34,12 @@ func init() {
 // is (tenant, amount, currency) instead of which order it pays sends the
 // second under the first's gateway key: the gateway replays the first
 // charge (equal parameters) or refuses the reused key (the order named in
-// the parameters), and one order is never charged. Every send converges
-// (retries while its answer is indeterminate), so an order left stuck
-// shows as M6, and a retry of each after both answers checks what its key
-// stored.
+// the parameters), and one order is never charged. The runner retries a
+// key left indeterminate at the example's end, so an order left stuck
+// shows as M6; a drawn retry of each after both answers checks what its
+// key stored. No send converges itself: a converging send keeps
+// retrying until the environment has been quiet for a recovery window,
+// and another family's crash waves would hold every pair that long.
 func genLookAlike(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
 	var b builder
 	tenant := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant")
@@ -43,7 +47,7 @@ func genLookAlike(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenari
 	concurrent := rapid.Bool().Draw(t, "concurrent")
 	pay := func(id, key, order string, client int, purpose string) scenarios.Send {
 		return scenarios.Send{ID: id, Client: client, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: tenant,
-			Key: key, Order: order, Amount: amount, Async: concurrent, Converge: true, Purpose: purpose}
+			Key: key, Order: order, Amount: amount, Async: concurrent, Purpose: purpose}
 	}
 	b.send(pay("a", "ka", "oa", 0, "look-alike-first"))
 	if !concurrent {
