@@ -169,6 +169,11 @@ func Kinds() []string {
 // an unknown kind).
 func TargetOf(kind string) string { return builders[kind].target }
 
+// TakesOrder says whether a kind can be aimed at one order (it takes the
+// order param): the gateway kinds, and kill_in_hang, which kills inside
+// that order's gateway hold.
+func TakesOrder(kind string) bool { return slices.Contains(builders[kind].allowed, "order") }
+
 // Build checks the spec against its kind and returns the fault. Errors
 // are *SpecError naming the field.
 func (sp Spec) Build() (Fault, error) {

@@ -56,6 +56,9 @@ func TestIncidents_BadFilesNameFileLineField(t *testing.T) {
 		{"name: x\nsteps:\n  - fault: {id: f, kind: reset_peer, link: client->replica0, direction: sideways}\n", "bad.yaml:3: steps[0].fault.direction: want upstream, downstream or both"},
 		{"name: x\nsteps:\n  - fault: {id: f, kind: down, link: replica0->moon}\n", "bad.yaml:3: steps[0].fault.link: want a link"},
 		{"name: x\nsteps:\n  - fault: {id: f, kind: gateway:slow, order: o}\n", "bad.yaml:3: steps[0].fault.params.latency: required for slow"},
+		{"name: x\nsteps:\n  - fault: {id: f, kind: kill_in_hang, replica: 0}\n", "bad.yaml:3: steps[0].fault.order: required for kill_in_hang"},
+		{"name: x\nsteps:\n  - fault: {id: f, kind: kill_in_hang, replica: 0, params: {order: o}}\n", "bad.yaml:3: steps[0].fault.params.order: name the order with the fault's order field"},
+		{"name: x\nsteps:\n  - fault: {id: f, kind: down, link: client->replica0, order: o}\n", "bad.yaml:3: steps[0].fault.order: only gateway:<kind> and kill_in_hang faults are aimed at an order"},
 		{"name: x\nsteps:\n  - heal: nope\n", "bad.yaml:3: steps[0].heal: expected the id of an earlier fault"},
 		{"name: x\nsteps:\n  - wait: {for: soon}\n", "bad.yaml:3: steps[0].wait.for: expected a duration"},
 		{"name: x\nsteps:\n  - send: {key: k, order: o}\n    wait: {for: 1s}\n", "bad.yaml:3: steps[0]: expected exactly one of"},
@@ -67,6 +70,19 @@ func TestIncidents_BadFilesNameFileLineField(t *testing.T) {
 		if err == nil || !errors.Is(err, scenarios.ErrInvalid) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q:\n got %v\nwant prefix %q", c.yaml, err, c.want)
 		}
+	}
+}
+
+// TestIncident_KillInHangNamesItsOrder: kill_in_hang is aimed at an
+// order with the fault's order field, and that order reaches the fault
+// as package faults builds it.
+func TestIncident_KillInHangNamesItsOrder(t *testing.T) {
+	sc, err := scenarios.ParseIncident("hang.yaml", []byte("name: x\nsteps:\n  - fault: {id: f, kind: kill_in_hang, replica: 0, order: o1}\n  - send: {id: s, key: k, order: o1}\n  - heal: f\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp := sc.Steps[0].Fault.Spec("ord_x_o1"); sp.String() != "kill_in_hang:replica0:order=ord_x_o1" {
+		t.Errorf("spec %s, want kill_in_hang:replica0:order=ord_x_o1", sp)
 	}
 }
 

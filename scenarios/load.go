@@ -271,8 +271,8 @@ func (f *Fault) validate(at string, seen map[string]bool) error {
 		return bad(at+".id", "fault id %q is used twice", f.ID)
 	}
 	seen[f.ID] = true
-	if f.Order != "" && !strings.HasPrefix(f.Kind, "gateway:") {
-		return bad(at+".order", "only gateway:<kind> faults match an order, not %q", f.Kind)
+	if kind := strings.TrimPrefix(f.Kind, "gateway:"); f.Order != "" && !faults.TakesOrder(kind) {
+		return bad(at+".order", "only gateway:<kind> and kill_in_hang faults are aimed at an order, not %q", f.Kind)
 	}
 	if f.Params["order"] != "" {
 		return bad(at+".params.order", "name the order with the fault's order field")
@@ -282,7 +282,7 @@ func (f *Fault) validate(at string, seen map[string]bool) error {
 	if !errors.As(err, &se) {
 		return err
 	}
-	field := map[string]string{"kind": "kind", "target": "link", "direction": "direction"}[se.Field]
+	field := map[string]string{"kind": "kind", "target": "link", "direction": "direction", "order": "order"}[se.Field]
 	if se.Field == "target" && faults.TargetOf(f.Kind) == "store" {
 		field = "store"
 	}

@@ -131,7 +131,7 @@ type Fault struct {
 	Store     string            `yaml:"store,omitempty"`     // store_restart, store_kill: postgres, redis, mysql or store
 	Replica   *int              `yaml:"replica,omitempty"`   // clock_skew, db_timezone (and kill, pause, restart): the replica's index
 	Direction string            `yaml:"direction,omitempty"` // upstream | downstream (default downstream)
-	Order     string            `yaml:"order,omitempty"`     // gateway faults: match this order
+	Order     string            `yaml:"order,omitempty"`     // gateway faults, kill_in_hang: aimed at this order
 	Params    map[string]string `yaml:"params,omitempty"`
 }
 
@@ -159,18 +159,18 @@ func (f Fault) NamesKeyStore() bool {
 }
 
 // Spec is the fault as package faults reads it, aimed at the real order
-// (gateway faults); the one translation from a scenario's fault to what
-// is injected.
+// (gateway faults, kill_in_hang); the one translation from a scenario's
+// fault to what is injected.
 func (f Fault) Spec(order string) faults.Spec {
 	sp := faults.Spec{Kind: f.Kind, Target: cmp.Or(f.Link, f.Store, f.replica()), Direction: f.Direction, Params: maps.Clone(f.Params)}
 	if kind, ok := strings.CutPrefix(f.Kind, "gateway:"); ok {
 		sp.Kind, sp.Target = kind, "gateway"
-		if order != "" {
-			if sp.Params == nil {
-				sp.Params = map[string]string{}
-			}
-			sp.Params["order"] = order
+	}
+	if order != "" {
+		if sp.Params == nil {
+			sp.Params = map[string]string{}
 		}
+		sp.Params["order"] = order
 	}
 	return sp
 }
