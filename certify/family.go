@@ -80,7 +80,7 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	}
 	start := agg.start
 	budget := deadline.Sub(start)
-	prop := &search.Property{Runner: c.runner, Family: fam, Target: played, Replicas: c.runner.Env.Replicas(), Ctx: ctx, OnExample: func(ex search.Example) {
+	prop := &search.Property{Runner: c.runner, Family: fam, Target: played, Replicas: c.runner.Config().Env.Replicas(), Ctx: ctx, OnExample: func(ex search.Example) {
 		n, v := agg.add(ex)
 		if opts.FailFast && ex.Failed() {
 			c.stopOthers(fr)

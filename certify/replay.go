@@ -37,8 +37,8 @@ func Replay(ctx context.Context, tg *target.Target, sc *scenarios.Scenario, opts
 	if tg, _, err = firstContact(ctx, tg, env, 0); err != nil {
 		return nil, err
 	}
-	runner := &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.MovedMoneyWrongly,
-		Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency))}
+	runner := runner.New(runner.Config{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.MovedMoneyWrongly,
+		Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency))})
 	defer runner.Close()
 	start := time.Now()
 	h, err := runner.Run(ctx, *sc)

@@ -198,19 +198,20 @@ func (c *certification) stopOthers(failed *familyRun) {
 
 func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, start time.Time, opts Options) *certification {
 	c := &certification{tg: tg, opts: opts, rep: rep, byName: map[string]*familyRun{},
-		runner: &runner.Runner{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.MovedMoneyWrongly, Gate: runner.NewGate(),
-			Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency))},
 		setup:    time.Since(start),
 		deadline: start.Add(opts.Budget), hard: start.Add(opts.Budget + Overrun - endReserve)}
-	// An example the gate or a crash wave stretched sends no probe past
-	// the budget: it ends with what it played, and the time past the
-	// budget is left to the tail (a request held at the gate, a heal, a
-	// convergence) and to confirming a failure found late.
-	c.runner.StopProbing = c.deadline
-	// An example still in flight at the hard end (held at the gate, a
-	// relaunch waiting for a wave's recovery, a confirmation's step) is
-	// cut there and not judged: the run ends on time.
-	c.runner.HardEnd = c.hard
+	c.runner = runner.New(runner.Config{Env: env, Target: tg, Log: opts.Log, RunID: runID(), StopEarly: checker.MovedMoneyWrongly, Gate: runner.NewGate(),
+		Gateway: GatewayRecord(GatewayConfig(tg, opts.NoGatewayIdempotency)),
+		// An example the gate or a crash wave stretched sends no probe
+		// past the budget: it ends with what it played, and the time past
+		// the budget is left to the tail (a request held at the gate, a
+		// heal, a convergence) and to confirming a failure found late.
+		StopProbing: c.deadline,
+		// An example still in flight at the hard end (held at the gate, a
+		// relaunch waiting for a wave's recovery, a confirmation's step)
+		// is cut there and not judged: the run ends on time.
+		HardEnd: c.hard,
+	})
 	for i, fam := range opts.Families {
 		fr := &familyRun{fam: fam, index: i, agg: &aggregate{start: time.Now()}, FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level}}
 		c.families = append(c.families, fr)

@@ -118,7 +118,7 @@ func TestGate_CancelledWaitGivesUp(t *testing.T) {
 
 // planOf builds the faults of sc's steps as an example of it would.
 func planOf(sc scenarios.Scenario) []stepFault {
-	p := &execution{r: &Runner{Target: &target.Target{}}, sc: sc, nonce: "n"}
+	p := &execution{r: New(Config{Target: &target.Target{}}), sc: sc, nonce: "n"}
 	return p.planFaults()
 }
 

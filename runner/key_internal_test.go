@@ -16,8 +16,8 @@ var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-
 func TestRealKey_UUIDFormat(t *testing.T) {
 	tg := &target.Target{}
 	tg.Protocol.KeyFormat = target.KeyUUID
-	a := &execution{r: &Runner{Target: tg}, nonce: "n1"}
-	b := &execution{r: &Runner{Target: tg}, nonce: "n2"}
+	a := &execution{r: New(Config{Target: tg}), nonce: "n1"}
+	b := &execution{r: New(Config{Target: tg}), nonce: "n2"}
 	k0 := a.realKey("k0")
 	if !uuidRE.MatchString(k0) || len(k0) != 36 {
 		t.Fatalf("key %q is no version-8 UUID", k0)
@@ -25,7 +25,7 @@ func TestRealKey_UUIDFormat(t *testing.T) {
 	if a.realKey("k0") != k0 || a.realKey("k1") == k0 || b.realKey("k0") == k0 {
 		t.Fatalf("keys not one per symbol and example: %s %s %s", k0, a.realKey("k1"), b.realKey("k0"))
 	}
-	plain := &execution{r: &Runner{Target: &target.Target{}}, nonce: "n1"}
+	plain := &execution{r: New(Config{Target: &target.Target{}}), nonce: "n1"}
 	if got := plain.realKey("k0"); got != "n1-k0" {
 		t.Fatalf("plain key %q, want n1-k0", got)
 	}

@@ -49,7 +49,7 @@ func chargedOnce(t *testing.T, runID string) (context.Context, *process.Env, *ru
 	t.Helper()
 	tg := harnesstest.Target(t, false, nil)
 	env, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
-	r := &runner.Runner{Env: env, Target: tg, RunID: runID}
+	r := runner.New(runner.Config{Env: env, Target: tg, RunID: runID})
 	t.Cleanup(r.Close)
 	sc := scenarios.Scenario{Name: "one", Family: "key-reuse", Steps: []scenarios.Step{{Send: &scenarios.Send{Key: "k", Order: "o", Tenant: -1}}}}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)

@@ -37,29 +37,20 @@ type sharedFault struct {
 // enter registers p as in flight; the shared faults active now are
 // recorded in its history (it starts while they are active).
 func (r *Runner) enter(p *execution) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.initShared()
-	r.live[p] = true
-	for sf := range r.shared {
+	r.state.mu.Lock()
+	defer r.state.mu.Unlock()
+	r.state.live[p] = true
+	for sf := range r.state.shared {
 		sf.copies[p] = p.liveThrough(sf.f)
-	}
-}
-
-// initShared makes the Runner's maps of examples in flight and shared
-// faults on first use; r.mu is held.
-func (r *Runner) initShared() {
-	if r.live == nil {
-		r.live, r.shared = map[*execution]bool{}, map[*sharedFault]bool{}
 	}
 }
 
 // exit ends p's time in flight: later faults are not its history.
 func (r *Runner) exit(p *execution) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.live, p)
-	for sf := range r.shared {
+	r.state.mu.Lock()
+	defer r.state.mu.Unlock()
+	delete(r.state.live, p)
+	for sf := range r.state.shared {
 		delete(sf.copies, p)
 	}
 }
@@ -79,19 +70,18 @@ func (r *Runner) share(p *execution, f history.Fault) (heal func()) {
 	delete(f.Params, history.ParamCrashPayment)
 	f.Foreign, f.Fired = p.nonce, history.FiredOnInject
 	sf := &sharedFault{f: f, copies: map[*execution]int{}}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.initShared() // p may inject without having entered (a test's play)
-	for q := range r.live {
+	r.state.mu.Lock()
+	defer r.state.mu.Unlock()
+	for q := range r.state.live {
 		if q != p {
 			sf.copies[q] = q.liveThrough(f)
 		}
 	}
-	r.shared[sf] = true
+	r.state.shared[sf] = true
 	return func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		delete(r.shared, sf)
+		r.state.mu.Lock()
+		defer r.state.mu.Unlock()
+		delete(r.state.shared, sf)
 		for q, id := range sf.copies {
 			q.healedThrough(id, sf.f)
 		}

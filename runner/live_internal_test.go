@@ -98,7 +98,7 @@ func TestShared_ExamplesLiveThroughEachOthersKills(t *testing.T) {
 	}
 
 	// The waiter waits its window: from the foreign restart, not its heal.
-	pol := r.Target.Policy
+	pol := r.cfg.Target.Policy
 	if err := waiter.wait(ctx, scenarios.Wait{Recovery: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func (p *execution) build(f scenarios.Fault) (faults.Fault, error) {
 	if f.Order != "" {
 		order = p.realOrder(f.Order)
 	}
-	if needs := p.r.Target.Needs; len(needs) > 0 {
+	if needs := p.r.cfg.Target.Needs; len(needs) > 0 {
 		f = f.On(needs[0])
 	} else if f.NamesKeyStore() {
 		return nil, fmt.Errorf("fault %s: it names the target's key store, and the target keeps none (needs: [])", f.ID)

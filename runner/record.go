@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/idemcheck/idemcheck/faults"
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/ledger"
@@ -68,19 +69,19 @@ func (p *execution) gather(ctx context.Context) ([]string, error) {
 // of its own (every request answered, no fault active) whose evidence is
 // complete (the ledger feed caught up). Without StopEarly, never.
 func (p *execution) failedSoFar(ctx context.Context) bool {
-	if p.r.StopEarly == nil || len(p.pending) > 0 || len(p.faults) > 0 {
+	if p.r.cfg.StopEarly == nil || len(p.pending) > 0 || len(p.faults) > 0 {
 		return false
 	}
 	if _, err := p.gather(ctx); err != nil {
 		return false
 	}
-	return p.r.StopEarly(p.rec.Snapshot(true))
+	return p.r.cfg.StopEarly(p.rec.Snapshot(true))
 }
 
 // stampFirings records when each armed gateway rule of the example fired.
 func (p *execution) stampFirings(feed *ledger.Feed) {
 	for _, f := range p.rec.Snapshot(false).Faults {
-		rule := f.Params["fault_id"]
+		rule := f.Params[faults.ParamRule]
 		if f.Fired != 0 || rule == "" {
 			continue
 		}

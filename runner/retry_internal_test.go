@@ -22,7 +22,7 @@ func gatedRunner(t *testing.T, pol target.Policy, runID string) *Runner {
 	tg.Policy = pol
 	opts := harness.Options{Replicas: 1, Gateway: gatewaysim.Config{NoIdempotency: true}}
 	env, tg := harnesstest.StartPrepared(t, tg, opts)
-	r := &Runner{Env: env, Target: tg, RunID: runID, Gate: NewGate()}
+	r := New(Config{Env: env, Target: tg, RunID: runID, Gate: NewGate()})
 	t.Cleanup(r.Close)
 	return r
 }
@@ -49,7 +49,7 @@ func TestRetry_TimeHeldAtTheGateMovesTheDeadline(t *testing.T) {
 	}
 
 	disruptor := &execution{}
-	if err := r.Gate.disrupt(ctx, disruptor); err != nil {
+	if err := r.cfg.Gate.disrupt(ctx, disruptor); err != nil {
 		t.Fatal(err)
 	}
 	const hold = 2 * time.Second
@@ -57,7 +57,7 @@ func TestRetry_TimeHeldAtTheGateMovesTheDeadline(t *testing.T) {
 	done := make(chan history.Op, 1)
 	go func() { done <- p.retry(ctx, req, deadline) }()
 	p.sleepUntil(ctx, time.Now().Add(hold)) // another example's disruption lasting hold
-	r.Gate.restore(disruptor)
+	r.cfg.Gate.restore(disruptor)
 	var last history.Op
 	select {
 	case last = <-done:

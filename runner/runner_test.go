@@ -21,17 +21,25 @@ import (
 
 // runnerOn starts the test server (it passes the client's key to the
 // gateway and keeps no store of its own) under pol, with the gateway's
-// idempotency on or off, and returns a Runner on it.
-func runnerOn(t *testing.T, pol target.Policy, gatewayDedups bool) *runner.Runner {
+// idempotency on or off, and returns a Runner on it, its configuration
+// edited by edits.
+func runnerOn(t *testing.T, pol target.Policy, gatewayDedups bool, edits ...func(*runner.Config)) *runner.Runner {
 	t.Helper()
 	tg := harnesstest.Target(t, false, nil)
 	tg.Policy = pol
 	opts := harness.Options{Replicas: 1, Gateway: gatewaysim.Config{NoIdempotency: !gatewayDedups}}
 	env, tg := harnesstest.StartPrepared(t, tg, opts)
-	r := &runner.Runner{Env: env, Target: tg, RunID: "rn", StopEarly: checker.MovedMoneyWrongly}
+	cfg := runner.Config{Env: env, Target: tg, RunID: "rn", StopEarly: checker.MovedMoneyWrongly}
+	for _, edit := range edits {
+		edit(&cfg)
+	}
+	r := runner.New(cfg)
 	t.Cleanup(r.Close)
 	return r
 }
+
+// gated gives a runner's examples a gate, as a certification does.
+func gated(c *runner.Config) { c.Gate = runner.NewGate() }
 
 func purposes(h *history.History) []string {
 	var out []string
@@ -114,9 +122,9 @@ func TestRun_LateRetryStopsAtAChargeAfterADecline(t *testing.T) {
 func TestRun_NoProbePastStopProbing(t *testing.T) {
 	pol := target.Policy{TTL: 200 * time.Millisecond, RetryWindow: 3 * time.Second}
 	sc := lateRetry(2, 14)
-	r := runnerOn(t, pol, true)
 	// The second probe is due 2.8s after the first request, past the stop.
-	r.StopProbing = time.Now().Add(1500 * time.Millisecond)
+	stop := func(c *runner.Config) { c.StopProbing = time.Now().Add(1500 * time.Millisecond) }
+	r := runnerOn(t, pol, true, stop)
 	h := playComplete(t, r, sc)
 	if got := purposes(h); len(got) != 2 || got[1] != "late-retry@2xTTL" {
 		t.Fatalf("ops %v: want the first request and the probe due before the stop", got)
@@ -134,8 +142,8 @@ func TestRun_NoProbePastStopProbing(t *testing.T) {
 // disruption never sent: Run returns ErrCut for both, within a bound, and
 // counts them.
 func TestRun_CutAtHardEnd(t *testing.T) {
-	r := runnerOn(t, target.Policy{TTL: time.Hour, RecoveryWindow: time.Second, MaxWait: time.Second}, true)
-	r.Gate = runner.NewGate()
+	hardEnd := func(c *runner.Config) { c.HardEnd = time.Now().Add(3 * time.Second) }
+	r := runnerOn(t, target.Policy{TTL: time.Hour, RecoveryWindow: time.Second, MaxWait: time.Second}, true, gated, hardEnd)
 	// The disruptor fails every order at the gateway (a fault on the
 	// whole environment) and holds the gate for a minute.
 	disruptor := scenarios.Scenario{Name: "disrupt", Family: "gateway-faults", Steps: []scenarios.Step{
@@ -149,7 +157,6 @@ func TestRun_CutAtHardEnd(t *testing.T) {
 	}}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	r.HardEnd = time.Now().Add(3 * time.Second)
 	done := make(chan error, 1)
 	go func() {
 		h, err := r.Run(ctx, disruptor)
@@ -186,7 +193,7 @@ func TestRun_CutAtHardEnd(t *testing.T) {
 // give its key a deadline of its own again.
 func TestRun_ConvergingSendRetriesToOneDeadline(t *testing.T) {
 	r := runnerOn(t, target.Policy{TTL: time.Hour, RecoveryWindow: time.Second, MaxWait: time.Second}, true)
-	pol := r.Target.Policy // as prepared: its slack is the runner's
+	pol := r.Config().Target.Policy // as prepared: its slack is the runner's
 	fail := func(id, order string) *scenarios.Fault {
 		return &scenarios.Fault{ID: id, Kind: "gateway:fail_before_charge", Order: order}
 	}
@@ -242,8 +249,8 @@ func TestRun_ConvergingSendRetriesToOneDeadline(t *testing.T) {
 // says so, not a fault on some other link.
 func TestRun_KeyStoreFaultNeedsAStore(t *testing.T) {
 	r := runnerOn(t, target.Policy{TTL: time.Hour, RecoveryWindow: time.Second, MaxWait: time.Second}, true)
-	if len(r.Target.Needs) != 0 {
-		t.Fatalf("the test server needs %v, want no store", r.Target.Needs)
+	if len(r.Config().Target.Needs) != 0 {
+		t.Fatalf("the test server needs %v, want no store", r.Config().Target.Needs)
 	}
 	sc := scenarios.Scenario{Name: "store", Family: "concurrent-duplicates", Steps: []scenarios.Step{
 		{Fault: &scenarios.Fault{ID: "slow", Kind: "latency", Link: "replica0->store", Params: map[string]string{"latency": "5ms"}}},

@@ -18,7 +18,7 @@ import (
 // amount or currency for the same order (key-reuse's different request)
 // is another payment, with an amount of its own.
 func (p *execution) priceUniquely(ctx context.Context, s *scenarios.Send) error {
-	if rule, ok := p.r.Target.Protocol.TraceRule(); !ok || !rule.Amount || s.Body != "" {
+	if rule, ok := p.r.cfg.Target.Protocol.TraceRule(); !ok || !rule.Amount || s.Body != "" {
 		return nil
 	}
 	s.Defaults()
@@ -26,13 +26,13 @@ func (p *execution) priceUniquely(ctx context.Context, s *scenarios.Send) error 
 	p.mu.Lock()
 	amount, priced := p.priced[k]
 	if !priced {
-		amount = target.UniqueAmountFloor + p.r.paid.Add(1) - 1
+		amount = target.UniqueAmountFloor + p.r.state.paid.Add(1) - 1
 		p.priced[k] = amount
 	}
 	p.mu.Unlock()
 	if !priced {
 		e := gatewaysim.Expectation{Order: p.realOrder(s.Order), Amount: amount, Currency: s.Currency}
-		if err := p.r.Env.GatewayController().Expect(ctx, e); err != nil {
+		if err := p.r.cfg.Env.GatewayController().Expect(ctx, e); err != nil {
 			return fmt.Errorf("send %s: attribute its amount: %w", s.ID, err)
 		}
 	}

@@ -37,15 +37,15 @@ func (p *execution) wait(ctx context.Context, w scenarios.Wait) error {
 // ttlWaitEnd is when a wait of w.TTL ends: that many TTLs after the
 // example's first request.
 func (p *execution) ttlWaitEnd(w scenarios.Wait) time.Time {
-	return p.started().Add(time.Duration(w.TTL * float64(p.r.Target.Policy.TTL)))
+	return p.started().Add(time.Duration(w.TTL * float64(p.r.cfg.Target.Policy.TTL)))
 }
 
 func (p *execution) bound(w scenarios.Wait) time.Duration {
 	if w.Timeout > 0 {
 		return w.Timeout
 	}
-	if p.r.WaitMax > 0 {
-		return p.r.WaitMax
+	if p.r.cfg.WaitMax > 0 {
+		return p.r.cfg.WaitMax
 	}
 	return 30 * time.Second
 }

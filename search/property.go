@@ -72,7 +72,7 @@ func (p *Property) target() *target.Target {
 	if p.Target != nil {
 		return p.Target
 	}
-	return p.Runner.Target
+	return p.Runner.Config().Target
 }
 
 // Check is the rapid property: draw, play, judge. Its failure message is

@@ -1,0 +1,163 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/client"
+	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+func (p *execution) send(ctx context.Context, s scenarios.Send) error {
+	if err := p.priceUniquely(ctx, &s); err != nil {
+		return err
+	}
+	req, err := p.request(s)
+	if err != nil {
+		return err
+	}
+	orders := []string{req.Order}
+	if o := p.bodyOrder(req.Body); o != "" {
+		orders = append(orders, o) // a mutated body may name another order
+	}
+	for _, o := range orders {
+		p.own(o)
+	}
+	k := req.Tenant + "\x00" + req.Key
+	if req.Key != "" {
+		p.mu.Lock()
+		p.last[k] = req
+		p.converging[k] = p.converging[k] || s.Converge
+		p.mu.Unlock()
+	}
+	do := p.do
+	if s.Converge {
+		deadline := p.convergeDeadline()
+		do = func(ctx context.Context, req client.Request) history.Op { return p.retry(ctx, req, deadline) }
+	}
+	if !s.Async {
+		do(ctx, req)
+		return nil
+	}
+	ch := make(chan history.Op, 1)
+	p.pending[s.ID] = ch
+	go func() { ch <- do(ctx, req) }()
+	return nil
+}
+
+func (p *execution) request(s scenarios.Send) (client.Request, error) {
+	s.Defaults()
+	if s.Replica >= p.r.cfg.Env.Replicas() {
+		return client.Request{}, fmt.Errorf("replica %d: the environment has %d", s.Replica, p.r.cfg.Env.Replicas())
+	}
+	tenants := p.r.cfg.Target.Tenants
+	if s.Tenant >= len(tenants) {
+		return client.Request{}, fmt.Errorf("tenant %d: the target has %d", s.Tenant, len(tenants))
+	}
+	req := client.Request{Client: s.Client, Replica: s.Replica, Key: p.realKey(s.Key), Order: p.realOrder(s.Order), OrderSym: s.Order,
+		Amount: s.Amount, Currency: s.Currency, Purpose: s.Purpose, Writing: target.Writing{Style: s.Writing, Edit: s.Edit}}
+	if s.Key == "" {
+		req.Key = ""
+	}
+	if s.Tenant >= 0 {
+		req.Tenant = tenants[s.Tenant]
+	}
+	if s.Body != "" {
+		req.Body = []byte(strings.ReplaceAll(s.Body, "{{order}}", req.Order))
+	}
+	applyKeyForm(&req, s.KeyForm)
+	// A writing or edit the target's body does not have is the
+	// scenario's mistake: refused here, before anything is recorded.
+	if _, err := p.client.Wire(req); err != nil {
+		return client.Request{}, fmt.Errorf("send %s: %w", s.ID, err)
+	}
+	return req, nil
+}
+
+func (p *execution) bodyOrder(body []byte) string {
+	var m map[string]any
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	o, _ := m[p.r.cfg.Target.Protocol.Fields.OrderID].(string)
+	return o
+}
+
+// applyKeyForm shapes the key header as the scenario asks.
+func applyKeyForm(req *client.Request, form string) {
+	var h string
+	switch form {
+	case "":
+		return
+	case "missing":
+		req.NoKey = true
+		return
+	case "quoted":
+		h = `"` + req.Key + `"`
+	case "empty":
+		h, req.Key = "", "" // an empty Key tells the checker the header was empty on purpose
+	case "long":
+		h = req.Key + strings.Repeat("x", 256)
+	case "bad-quoted":
+		h = `"` + req.Key
+	case "control":
+		h = req.Key + " with spaces"
+	}
+	req.KeyHeader = &h
+}
+
+// do sends one request through the gate.
+func (p *execution) do(ctx context.Context, req client.Request) history.Op {
+	op, _ := p.doGated(ctx, req)
+	return op
+}
+
+// doGated is do, also saying how long the request was held at the gate
+// (another example's disruption in progress) before it was sent.
+func (p *execution) doGated(ctx context.Context, req client.Request) (history.Op, time.Duration) {
+	var held time.Duration
+	if g := p.r.cfg.Gate; g != nil {
+		t := time.Now()
+		if err := g.enter(ctx, p); err != nil {
+			return history.Op{Error: err.Error()}, time.Since(t)
+		}
+		held = time.Since(t)
+		defer g.leave(p)
+	}
+	p.mu.Lock()
+	if p.start.IsZero() {
+		p.start = time.Now() // TTL waits count from the first request sent, after any wait at the gate
+	}
+	p.mu.Unlock()
+	return p.client.Do(ctx, req), held
+}
+
+// RealOrder and RealKey map symbolic names to this example's identities.
+func (p *execution) realOrder(sym string) string { return "ord_" + p.nonce + "_" + sym }
+
+func (p *execution) realKey(sym string) string {
+	k := p.nonce + "-" + sym
+	if p.r.cfg.Target != nil && p.r.cfg.Target.Protocol.KeyFormat == target.KeyUUID {
+		return uuidOf(k)
+	}
+	return k
+}
+
+// uuidOf is a UUID-shaped key (version 8, RFC 9562's custom layout) made
+// from the first 122 bits of k's SHA-256: the same symbolic key in the
+// same example is the same UUID, and another is another, as the plain key
+// would be.
+func uuidOf(k string) string {
+	h := sha256.Sum256([]byte(k))
+	h[6] = h[6]&0x0f | 0x80 // version 8
+	h[8] = h[8]&0x3f | 0x80 // RFC 9562 variant
+	x := hex.EncodeToString(h[:16])
+	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+}
