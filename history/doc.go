@@ -31,10 +31,10 @@
 //     read it.
 //   - Optional fields, all absent from older version 1 documents and read
 //     as zero: Op.Method, Op.Path and Op.ContentType (the request as sent;
-//     absent, the body is JSON to one path), Fault.Fired, Fault.Class, History.OtherOrders (orders other examples
-//     sharing the environment sent, so accounting can tell their charges
-//     from money nobody asked for), History.ClockOffset (measured ledger
-//     clock minus recorder clock), History.Gateway (how long the gateway
+//     absent, the body is JSON to one path), Fault.Fired, Fault.Class,
+//     Fault.Scope, History.OtherOrders and History.ClockOffset
+//     (deprecated: nothing writes them; a document that has them loads
+//     and is judged as before), History.Gateway (how long the gateway
 //     kept idempotency keys, or that it kept none), Policy.Production
 //     (the production promise and provider key lifetime a target
 //     declared).

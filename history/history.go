@@ -348,13 +348,22 @@ type History struct {
 	// OtherOrders lists orders that other examples sharing the environment
 	// sent. A ledger charge for an order that neither this history's
 	// requests nor this list name is money nobody asked for (accounting,
-	// A1). Optional: a history that records only its own orders' charges
-	// needs none.
+	// A1).
+	//
+	// Deprecated: nothing writes it (a history holds its own orders'
+	// charges only, and the run's reconciliation, ledger.Reconcile,
+	// attributes every other charge). It stays so that a document that
+	// has it still loads (Read refuses unknown fields) and is judged as
+	// it was.
 	OtherOrders []string `json:"other_orders,omitempty"`
 	// ClockOffset is the measured offset of the gateway's ledger clock
 	// against the recording's clock (ledger minus recorder; zero when not
 	// measured). Charge.At is already on the recording's clock; the
 	// checker widens its attribution window and its expiry band by it.
+	//
+	// Deprecated: nothing measures it (the gateway and the recorder share
+	// one machine's clock). It stays so that a document that has it still
+	// loads (Read refuses unknown fields) and is judged as it was.
 	ClockOffset time.Duration `json:"clock_offset,omitempty"`
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -295,8 +294,6 @@ func (sc Scenario) Faults() int {
 	}
 	return n
 }
-
-var linkRE = regexp.MustCompile(`^(client->replica[0-9]+|replica[0-9]+->(gateway|postgres))$`)
 
 // CrashPayment is one payment of a crash wave: the point that strikes its
 // first request, on which replica, and its retries.
