@@ -215,7 +215,7 @@ func (c *Contact) traced(ctx context.Context, ch gatewaysim.Charge, p payment) b
 	c.rep.Trace, c.rep.TraceFound = c.trace.String(), !ok
 	item.OK, item.Blocks = true, false
 	item.Detail = "by " + where(c.trace)
-	if !ok {
+	if !ok && c.trace != gatewaysim.DefaultTrace {
 		item.Detail += " (found; to say so in the file: protocol.trace: \"" + c.trace.String() + "\")"
 	}
 	c.add(item)

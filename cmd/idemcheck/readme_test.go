@@ -85,9 +85,11 @@ func TestREADME_NewcomersWalk(t *testing.T) {
 	if err := os.Symlink(binaries(t), filepath.Join(dir, "bin")); err != nil {
 		t.Fatal(err)
 	}
-	// The README's example target files, as in a clone.
-	if err := os.Symlink(filepath.Join(repoRoot(t), "examples"), filepath.Join(dir, "examples")); err != nil {
-		t.Fatal(err)
+	// The README's example target files and OpenAPI documents, as in a clone.
+	for _, d := range []string{"examples", "target"} {
+		if err := os.Symlink(filepath.Join(repoRoot(t), d), filepath.Join(dir, d)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The README's bad files: a duration that is no duration on line 6; a
 	// store no one can start on line 3.
@@ -107,7 +109,7 @@ func TestREADME_NewcomersWalk(t *testing.T) {
 		t.Fatalf("found %d command sessions in the README", len(sessions))
 	}
 	for _, s := range sessions {
-		args := strings.Fields(strings.TrimPrefix(s.cmd, "./bin/idemcheck "))
+		args := shellWords(strings.TrimPrefix(s.cmd, "./bin/idemcheck "))
 		want := s.want
 		if s.cmd == "make demo" { // make's own echo of its recipe is not ours
 			args, want = []string{"demo"}, want[2:]
@@ -152,4 +154,31 @@ func keepReportsOnFailure(t *testing.T, dir string) {
 		}
 		t.Logf("the reports of this walk are in %s", dst)
 	})
+}
+
+// shellWords splits a command line as a shell would for the README's
+// commands: on spaces, except inside double quotes, which are removed.
+func shellWords(line string) []string {
+	var words []string
+	var cur strings.Builder
+	quoted, inWord := false, false
+	for _, r := range line {
+		switch {
+		case r == '"':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+			inWord = false
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
 }
