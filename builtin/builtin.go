@@ -172,6 +172,9 @@ var Members = []Member{
 	// than replaying the first order's charge (M2, equal parameters).
 	{Name: "look-alike-key", Kind: "broken", Bug: "the gateway Idempotency-Key is derived from what the payment is (tenant, amount, currency), not which order it pays",
 		Incident: "a customer's second order of the same price is sent under the first's gateway key: the gateway refuses it and the order never completes", Family: "look-alike", Expect: []string{"M6"}, Verdict: "FAILED"},
+	{Name: "route-template-key", Kind: "broken", Bug: "binds a key to the route template and the body, not the concrete path: the same key and body for another order replays the first order's charge",
+		Incident: "one key and body sent for a second order is answered with the first order's charge: the second order was never charged", Family: "key-reuse", Expect: []string{"P1"}, Verdict: "FAILED",
+		Protocol: &target.Protocol{Path: zooOrderPath, Body: mustBody(OrderInPathBody)}},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},
@@ -202,6 +205,10 @@ var Members = []Member{
 		Flags: []string{"--gateway-order=metadata[shop_order]"}},
 	{Name: "order-in-description", Kind: "garden", Variant: "reference", Bug: "none: the order named only in the charge's description (\"Order <id>\")", Family: "crash-window",
 		Flags: []string{"--gateway-order=description"}},
+	// order-in-path's order is in its path alone, so key-reuse's
+	// different order changes only the path.
+	{Name: "order-in-path", Kind: "garden", Bug: "none: the order in the path only (POST /orders/{order_id}/payments, a JSON body without it); a key is bound to the concrete path", Family: "key-reuse",
+		Protocol: &target.Protocol{Path: zooOrderPath, Body: mustBody(OrderInPathBody)}},
 	{Name: "order-untraced", Kind: "garden", Variant: "reference", Bug: "none: nothing of the order forwarded to the gateway (money traced by amount)", Family: "crash-window",
 		Flags: []string{"--gateway-order=none"}},
 }
@@ -223,6 +230,17 @@ customer: cus_123
 payment_method: pm_card_visa
 metadata:
   order_id: "{{.OrderID}}"
+`
+
+// zooOrderPath is the path of the members that take the order in the
+// path only (zoo.OrderPathTemplate; builtin imports only target).
+const zooOrderPath = "/orders/{order_id}/payments"
+
+// OrderInPathBody is their protocol.body: the payment's values and a
+// field the service requires, and no order.
+const OrderInPathBody = `amount: "{{.Amount}}"
+currency: "{{.Currency}}"
+customer: cus_123
 `
 
 // mustBody parses a body template written in this file.
