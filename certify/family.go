@@ -50,10 +50,8 @@ func (fr *familyRun) result() checker.Result {
 // DefaultParallel is how many examples of one family are in flight at
 // once. Measured on 2 cores against the reference: more adds
 // CPU contention without more examples; families whose examples mostly
-// wait get waitersPerWorker times as many.
+// wait get more (families.Family.InFlight).
 const DefaultParallel = 4
-
-const waitersPerWorker = 8
 
 // runFamily explores fr's family until the deadline or a failure and
 // fills fr with the outcome: a failing example re-played alone and shrunk
@@ -94,13 +92,7 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 		shrink = min(max(time.Until(deadline), 3*time.Second), 20*time.Second)
 	}
 	seed := opts.Seed + uint64(fr.index)<<32 + uint64(opts.ShardIndex-1)
-	workers := cmp.Or(opts.Parallel, DefaultParallel)
-	if fam.Waits {
-		workers *= waitersPerWorker
-	}
-	if fam.Workers > 0 {
-		workers = min(workers, fam.Workers)
-	}
+	workers := fam.InFlight(c.tg, cmp.Or(opts.Parallel, DefaultParallel))
 	hard := c.hard
 	seeds, failSeed, confirmed, err := search.Explore(ctx, prop, seed, uint64(opts.ShardCount), workers, deadline, hard, shrink)
 	fr.Verdict = string(agg.result().Verdict)

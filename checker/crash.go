@@ -15,8 +15,8 @@ import (
 // validation. A history marks the point a fault belongs to with
 // Params[history.ParamCrashPoint]; L4 crash-safe needs every point of the
 // target's stores (history.CrashWaveFor(History.Stores)) reached (every
-// fault carrying it fired) somewhere in the certification, and stays
-// UNKNOWN, naming the points never reached, until then.
+// fault carrying it fired) somewhere in the certification, and is not
+// reached, naming the points not covered, until then.
 var CrashPoints = history.CrashPointNames()
 
 // crashPointsFor names the points a target with these stores must reach.

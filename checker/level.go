@@ -64,8 +64,11 @@ func needConcurrent(c Coverage) string {
 
 // needCrashes is what L4 needs besides M3 and M6: a crash-class fault
 // seen to fire, an M6 judgement on a key such a fault struck, and every
-// crash point reached. A missing crash point leaves L4 UNKNOWN, not
-// failed: the evidence is incomplete, not against the target.
+// crash point of the target's stores reached. A crash point no payment
+// was struck at (the policy left a wave no room for it, or no wave of the
+// run reached it) leaves L4 not reached, naming it, and the level stands
+// where the evidence holds: not failed, the evidence is incomplete, not
+// against the target; not L4 either, which no partial wave earns.
 func needCrashes(c Coverage) string {
 	switch missing := missingCrashPoints(c); {
 	case c.CrashFaults == 0:
@@ -73,7 +76,7 @@ func needCrashes(c Coverage) string {
 	case c.CrashJudged == 0:
 		return "M6 judged no key that a crash struck"
 	case len(missing) > 0:
-		return fmt.Sprintf("UNKNOWN: %d of %d crash points never reached: %s", len(missing), len(crashPointsFor(c.Stores)), strings.Join(missing, ", "))
+		return fmt.Sprintf("crash points %s not covered (%d of %d crash points never reached)", strings.Join(missing, ", "), len(missing), len(crashPointsFor(c.Stores)))
 	}
 	return ""
 }

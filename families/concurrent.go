@@ -11,8 +11,21 @@ import (
 )
 
 func init() {
-	register(Family{Name: "concurrent-duplicates", Level: "L2", Rank: 10, Gen: genConcurrent,
+	register(Family{Name: "concurrent-duplicates", Level: "L2", Rank: 10, Gen: genConcurrent, WaitScale: latencyScale,
 		Doc: "duplicates in flight together, across replicas, with gateway latency up to and beyond max_wait; some payments declined"})
+}
+
+// latencyScale keeps more examples in flight the longer the gateway
+// latency they draw (up to MaxGatewayLatency, 1.5 × max_wait): an example
+// spends its time waiting on the gateway, its duplicates held by the
+// server at no cost. One more per 3s of max_wait: a 10s max_wait played
+// 15 examples in a 50s run with the others' parallelism (the family's
+// was measured at 1s), and a scale in proportion to max_wait (32 in
+// flight) kept so many slow requests in flight that every replica
+// relaunch and crash wave, which wait for them to drain, held the gate
+// past the budget.
+func latencyScale(tg *target.Target) int {
+	return 1 + int(tg.Policy.MaxWait/(3*time.Second))
 }
 
 func genConcurrent(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {

@@ -13,9 +13,10 @@ import (
 )
 
 // waveStrikes is the wall time a crash wave's strikes are budgeted before
-// its recovery window when planning (MinTime), in either mode: a restart
-// takes seconds in a container. It plans budgets only; what a promise must
-// leave room for is history.LongestWave (target.CrashWindowFits).
+// its recovery window when planning (MinTime), at most its room
+// (history.WaveRoom), in either mode: a restart takes seconds in a
+// container. It plans budgets only; the runner holds each strike to the
+// room as it plays.
 const waveStrikes = 8 * time.Second
 
 // crash-window plays one wave at a time: a second wave in flight strikes
@@ -24,53 +25,95 @@ const waveStrikes = 8 * time.Second
 // be found a wave later.
 func init() {
 	register(Family{Name: "crash-window", Level: "L4", Rank: 30, Gen: genCrash,
-		Doc:     "a wave of payments struck at every crash point (kills, pauses, gateway faults, link faults), one recovery window, then retries inside the promise",
-		MinTime: func(tg *target.Target) time.Duration { return tg.Policy.RecoveryWindow + waveStrikes },
-		Fits:    (*target.Target).CrashWindowFits, Workers: 1, Crashes: true,
+		Doc:     "a wave of payments struck at every crash point the policy leaves room for (kills, pauses, gateway faults, link faults, store restarts), one recovery window, then retries inside the promise",
+		MinTime: waveTime,
+		Fits:    (*target.Target).CrashWindowFits, Caveat: (*target.Target).CrashPointsLeftOut, Workers: 1, Crashes: true,
 		Limit: func(tg *target.Target) string { return "policy.recovery_window = " + tg.Policy.RecoveryWindow.String() }})
+}
+
+// waveTime is how long a wave takes at least: the other examples'
+// requests in flight drained before its first strike (the gate keeps
+// them out of its faults; concurrent-duplicates' are held by a gateway as
+// slow as MaxGatewayLatency), its strikes (waveStrikes, at most its
+// room), and one recovery window. A wave started with less left of the
+// budget is cut at the run's hard end, unjudged, and holds every
+// family's requests at the gate until then (max_wait 10s: a second wave
+// started 23s before the end was cut, and the run ended 5s late).
+func waveTime(tg *target.Target) time.Duration {
+	return MaxGatewayLatency(tg) + min(waveStrikes, max(history.WaveRoom(tg.Policy), 0)) + tg.Policy.RecoveryWindow
 }
 
 // genCrash draws a crash wave: every point of history.CrashWave the
 // target has (a store's points only when it needs that store) strikes
 // 1 to MaxStrikes payments of its own (one when it restarts a replica),
 // so that a single example (one recovery window) covers every point,
-// whatever the seed. Each payment's first request
-// meets its point's fault; then some payments retry during recovery, the
-// wave waits out the recovery window once, and every payment retries
-// inside its promise. The checker partitions by key and order, so every
-// payment is judged on its own; a failing wave is shrunk by rapid (fewer
-// payments per point) and then re-played with only the payments that
-// failed (Solo).
+// whatever the seed. A point whose one strike does not fit the policy's
+// room (history.WaveRoom) is left out (target.CrashPointsLeftOut names
+// it); when the others' first strikes do not all fit the room together,
+// they are struck in a drawn order, so that the run's waves between them
+// cover every point that fits. Each payment's strike begins only while
+// the room still holds it (CrashPayment.By, measured by the runner as
+// the wave plays, not estimated), so a slow machine strikes fewer
+// payments rather than send final retries past the promise. Each
+// payment's first request meets its point's fault; then some payments
+// retry during recovery, the wave waits out the recovery window once,
+// and every payment retries inside its promise. The checker partitions
+// by key and order, so every payment is judged on its own; a failing
+// wave is shrunk by rapid (fewer payments per point) and then re-played
+// with only the payments that failed (Solo).
 func genCrash(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
+	points := history.CrashWaveFor(tg.StoreNames())
+	room := history.WaveRoom(tg.Policy)
 	var pays []scenarios.CrashPayment
-	room := waveRoom(tg.Policy)
-	for _, cp := range history.CrashWaveFor(tg.StoreNames()) {
-		n := 1
-		if !cp.Restarts {
-			n = rapid.IntRange(1, history.MaxStrikes).Draw(t, "payments_"+cp.Name)
-		}
-		for i := range n {
-			if i > 0 && room < cp.Cost {
-				break // the wave's first payment must be retried inside its promise
+	pay := func(cp history.CrashPoint) {
+		pays = append(pays, scenarios.CrashPayment{Point: cp.Name,
+			Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"),
+			Tenant:  rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant"),
+			Amount:  drawAmount(t),
+			Early:   rapid.IntRange(0, 1).Draw(t, "early_retries"),
+			Final:   rapid.IntRange(0, replicas-1).Draw(t, "final_replica"),
+			By:      max(room-cp.Cost, time.Nanosecond)}) // zero would mean no bound
+	}
+	if singles(points) <= room {
+		for _, cp := range points {
+			for range drawStrikes(t, cp) {
+				pay(cp)
 			}
-			room -= cp.Cost
-			pays = append(pays, scenarios.CrashPayment{Point: cp.Name,
-				Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"),
-				Tenant:  rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant"),
-				Amount:  drawAmount(t),
-				Early:   rapid.IntRange(0, 1).Draw(t, "early_retries"),
-				Final:   rapid.IntRange(0, replicas-1).Draw(t, "final_replica")})
+		}
+		return CrashWave(pays)
+	}
+	order := rapid.Permutation(points).Draw(t, "strike_order")
+	more := make([]int, len(order))
+	for i, cp := range order {
+		more[i] = drawStrikes(t, cp) - 1
+		if cp.Cost <= room {
+			pay(cp)
+		}
+	}
+	for i, cp := range order {
+		for ; more[i] > 0 && cp.Cost <= room; more[i]-- {
+			pay(cp)
 		}
 	}
 	return CrashWave(pays)
 }
 
-// waveRoom is how long a wave's strikes may take: every payment's final
-// retry comes after all strikes and one recovery window, and must land
-// inside its promise, clear of the boundary band, with half the room kept
-// for a loaded machine.
-func waveRoom(p target.Policy) time.Duration {
-	return (p.Promise() - p.RecoveryWindow - p.Band()) / 2
+// drawStrikes draws how many payments a wave strikes at cp: 1 to
+// MaxStrikes, one for a point that restarts a replica or a store.
+func drawStrikes(t *rapid.T, cp history.CrashPoint) int {
+	if cp.Restarts {
+		return 1
+	}
+	return rapid.IntRange(1, history.MaxStrikes).Draw(t, "payments_"+cp.Name)
+}
+
+// singles is how long striking one payment at each of points takes.
+func singles(points []history.CrashPoint) time.Duration {
+	var d time.Duration
+	for _, cp := range points {
+		d += cp.Cost
+	}
+	return d
 }
 
 // CrashWave is the crash-window scenario of the given payments; payment i
@@ -81,7 +124,12 @@ func CrashWave(pays []scenarios.CrashPayment) scenarios.Scenario {
 	for i, pay := range pays {
 		first := scenarios.Send{ID: fmt.Sprintf("first%d", i), Client: i, Replica: pay.Replica, Tenant: pay.Tenant,
 			Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: "crash:" + pay.Point}
+		n := len(b.steps)
 		strike(&b, pay.Point, pay.Replica, first)
+		for j := n; j < len(b.steps); j++ {
+			b.steps[j].Strike = first.Order
+		}
+		b.steps[n].Before = pay.By
 	}
 	for i, pay := range pays {
 		for e := range pay.Early {
@@ -164,7 +212,7 @@ func strikeInHold(b *builder, at func(scenarios.Step) scenarios.Step, cp history
 	async.Async = true
 	b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: hang, Kind: "gateway:charge_then_hang", Order: first.Order}}))
 	b.send(async)
-	b.wait(scenarios.Wait{Hold: first.Order})
+	b.wait(scenarios.Wait{Hold: first.Order, OrAnswered: first.ID})
 	answered := scenarios.Wait{Responses: []string{first.ID}}
 	switch cp.Kind {
 	case "kill_in_hang":

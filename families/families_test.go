@@ -520,3 +520,77 @@ func TestLookAlike_CaveatUnderAmountTrace(t *testing.T) {
 		t.Errorf("caveat %q under an amount trace: want it to say the pairs were not judged as look-alike", c)
 	}
 }
+
+// TestCrashWindow_StrikesThePointsThatFit: a policy that leaves a wave
+// room for some crash points only is played: no wave strikes a point
+// whose one strike does not fit (restart-postgres, 1s, in 500ms of
+// room), the waves between them strike every other point, and every
+// payment's strike is bounded by the room (Before) and marked as its
+// payment's (Strike), its sends too.
+func TestCrashWindow_StrikesThePointsThatFit(t *testing.T) {
+	pol := target.Policy{TTL: 20 * time.Second, RetryWindow: 20 * time.Second, RecoveryWindow: 16500 * time.Millisecond, MaxWait: time.Second}
+	tg := testTarget(t, pol)
+	tg.Needs = []string{"postgres"}
+	if err := tg.CrashWindowFits(); err != nil {
+		t.Fatal(err)
+	}
+	room := history.WaveRoom(pol)
+	struck := map[string]int{}
+	draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
+		if len(sc.Wave) == 0 {
+			t.Fatal("a wave with no payment")
+		}
+		for _, pay := range sc.Wave {
+			struck[pay.Point]++
+			cp, _ := history.CrashPointNamed(pay.Point)
+			if pay.By != max(room-cp.Cost, time.Nanosecond) {
+				t.Fatalf("payment at %s: by %s, want the room %s less its cost %s", pay.Point, pay.By, room, cp.Cost)
+			}
+		}
+		firsts := 0
+		for _, s := range sc.Steps {
+			if s.Before > 0 {
+				firsts++
+			}
+			if s.Send != nil && strings.HasPrefix(s.Send.ID, "first") && s.Strike != s.Send.Order {
+				t.Fatalf("first request %s marked %q, want its payment", s.Send.ID, s.Strike)
+			}
+		}
+		if firsts != len(sc.Wave) {
+			t.Fatalf("%d strikes bounded by the room, want every payment's (%d)", firsts, len(sc.Wave))
+		}
+	})
+	if struck["restart-postgres"] > 0 {
+		t.Errorf("restart-postgres struck %d times in 500ms of room", struck["restart-postgres"])
+	}
+	for _, cp := range history.CrashWaveFor(tg.StoreNames()) {
+		if cp.Name != "restart-postgres" && struck[cp.Name] == 0 {
+			t.Errorf("%s never struck, though its strike fits", cp.Name)
+		}
+	}
+}
+
+// TestCrashWindow_WholeWaveWhenItFits: under the built-ins' policy every
+// point is struck in every wave, in the table's order, as before the room
+// was measured.
+func TestCrashWindow_WholeWaveWhenItFits(t *testing.T) {
+	tg := testTarget(t, wideWindow)
+	tg.Needs = []string{"postgres"}
+	points := history.CrashWaveFor(tg.StoreNames())
+	draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
+		var order []string
+		for _, pay := range sc.Wave {
+			if len(order) == 0 || order[len(order)-1] != pay.Point {
+				order = append(order, pay.Point)
+			}
+		}
+		if len(order) != len(points) {
+			t.Fatalf("struck %v, want every point in table order", order)
+		}
+		for i, cp := range points {
+			if order[i] != cp.Name {
+				t.Fatalf("struck %v, want every point in table order", order)
+			}
+		}
+	})
+}

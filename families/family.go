@@ -42,6 +42,12 @@ type Family struct {
 	Waits bool
 	// Workers caps the family's examples in flight (0: no cap of its own).
 	Workers int
+	// WaitScale, when set, says how many times as many examples as a
+	// family that does not wait this family keeps in flight for tg (1 to
+	// WaitersPerWorker): its examples wait for as long as the policy
+	// makes them (a gateway as slow as max_wait allows), a wait that
+	// costs no CPU. See InFlight.
+	WaitScale func(tg *target.Target) int
 	// Limit names the policy value that sets how long one example takes,
 	// for the advice given when a family cannot fit its budget.
 	Limit func(tg *target.Target) string
@@ -65,6 +71,28 @@ type Family struct {
 	// No server can recover from that without an idempotent provider, so
 	// against a gateway without idempotency such a family is not judged.
 	Crashes bool
+}
+
+// WaitersPerWorker is how many times as many examples a family whose
+// examples mostly wait keeps in flight (Waits): a waiting example costs
+// nothing.
+const WaitersPerWorker = 8
+
+// InFlight is how many examples of f are in flight at once against tg in
+// a run that gives a family workers: WaitersPerWorker times as many when
+// its examples mostly wait (Waits), WaitScale times as many when the
+// policy sets how long they wait, at most Workers.
+func (f Family) InFlight(tg *target.Target, workers int) int {
+	switch {
+	case f.Waits:
+		workers *= WaitersPerWorker
+	case f.WaitScale != nil:
+		workers *= min(max(f.WaitScale(tg), 1), WaitersPerWorker)
+	}
+	if f.Workers > 0 {
+		workers = min(workers, f.Workers)
+	}
+	return workers
 }
 
 // LimitOf names what limits one example of f against tg.

@@ -107,6 +107,43 @@ func LongestWave(stores []string) time.Duration {
 	return d
 }
 
+// WaveMargin is what a crash wave's room keeps back besides the band:
+// the final retries' round trip and one strike that overran its Cost on a
+// loaded machine. The runner holds each strike to the room as it plays
+// (a payment whose strike would begin too late is left out), so the
+// margin need not cover a whole wave's overrun.
+const WaveMargin = time.Second
+
+// WaveRoom is how long a crash wave's strikes may take under policy p:
+// every payment's final retry comes after all the wave's strikes and one
+// recovery window, and must land inside the first payment's promise,
+// clear of its end's band, WaveMargin to spare. A point whose one strike
+// costs more is out of the policy's room (OutOfRoom); zero or less, no
+// point fits at all.
+func WaveRoom(p Policy) time.Duration {
+	return p.Promise() - p.RecoveryWindow - p.Band() - WaveMargin
+}
+
+// OutOfRoom is the points of a target with these stores that policy p
+// leaves no room to strike (WaveRoom), in table order.
+func OutOfRoom(stores []string, p Policy) []CrashPoint {
+	room := WaveRoom(p)
+	var out []CrashPoint
+	for _, cp := range CrashWaveFor(stores) {
+		if cp.Cost > room {
+			out = append(out, cp)
+		}
+	}
+	return out
+}
+
+// RoomFor is the least promise (max(ttl, retry_window)) that leaves a
+// wave room for strikes taking d, and the most recovery window that
+// does under p: the policy values a report names for what did not fit.
+func RoomFor(p Policy, d time.Duration) (promise, recovery time.Duration) {
+	return d + p.RecoveryWindow + p.Band() + WaveMargin, p.Promise() - d - p.Band() - WaveMargin
+}
+
 // StoreFault says whether f cut a replica off one of its stores (a fault on
 // a replicaN-><store> link) or restarted a store (its target is the
 // store): the faults of CrashWave's store rows, and any other on the same

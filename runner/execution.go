@@ -38,6 +38,7 @@ type execution struct {
 	// the recorder, so that evidence can be gathered more than once (own).
 	seen     map[string]int
 	included map[string]bool // own: charge ids in the recorder
+	strikes  strikes         // own: the crash-wave strikes left out (strike.go)
 
 	mu     sync.Mutex
 	orders map[string]bool           // real order ids this example sent (mu)

@@ -16,6 +16,8 @@ func (p *execution) wait(ctx context.Context, w scenarios.Wait) error {
 	switch {
 	case len(w.Responses) > 0:
 		return p.collect(ctx, w.Responses)
+	case w.Hold != "" && w.OrAnswered != "":
+		return p.holdOrAnswer(ctx, w)
 	case w.Hold != "":
 		_, err := p.gatewayEvent(ctx, w, gatewaysim.EventHold, p.realOrder(w.Hold))
 		return err

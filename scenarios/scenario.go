@@ -72,6 +72,16 @@ type Step struct {
 	// many payments, each at one point).
 	Point   string `yaml:"point,omitempty"`
 	Payment string `yaml:"payment,omitempty"`
+	// Strike names the crash-wave payment (its symbolic order) whose
+	// strike this step belongs to. The runner leaves out the strike's
+	// steps when the strike cannot happen: its first request was
+	// answered before the gateway held its charge (Wait.OrAnswered), so
+	// there is nothing to strike; and the whole payment, its sends too,
+	// when its strike would begin later than Before after the example's
+	// first request (set on the strike's first step), past the wave's
+	// room (history.WaveRoom) on a slow machine.
+	Strike string        `yaml:"strike,omitempty"`
+	Before time.Duration `yaml:"before,omitempty"`
 }
 
 // Send is one client request.
@@ -120,6 +130,13 @@ type Wait struct {
 	TTL       float64       `yaml:"ttl,omitempty"`       // this multiple of the target's TTL since the scenario began
 	Recovery  bool          `yaml:"recovery,omitempty"`  // the target's recovery window
 	Timeout   time.Duration `yaml:"timeout,omitempty"`
+	// OrAnswered ends a Hold wait when this async send answers first: the
+	// server answered without charging (a 409, a refusal), so the gateway
+	// never holds, and the strike waiting for the hold cannot happen. The
+	// runner then leaves out the rest of that strike (Step.Strike) and
+	// the payment is judged without it; without OrAnswered, a hold that
+	// never comes is an error of the scenario.
+	OrAnswered string `yaml:"or_answered,omitempty"`
 }
 
 // Fault injects a fault; Heal with its ID removes it.
@@ -304,4 +321,8 @@ type CrashPayment struct {
 	Amount  int64
 	Early   int // retries during recovery
 	Final   int // replica of the retry after recovery
+	// By is the latest its strike may begin after the wave's first
+	// request (Step.Before): the wave's room less its cost; zero, no
+	// bound.
+	By time.Duration
 }

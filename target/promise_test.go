@@ -33,7 +33,7 @@ func TestPolicy_PromiseAndBand(t *testing.T) {
 
 // A built-in has no file: the refusal names it instead.
 func TestRefuse_BuiltIn(t *testing.T) {
-	tg := &target.Target{Name: "x", Start: target.Start{Command: "./s"}, Policy: target.Policy{TTL: 2 * time.Second}}
+	tg := &target.Target{Name: "x", Start: target.Start{Command: "./s"}, Policy: target.Policy{TTL: time.Second}}
 	if err := tg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +50,12 @@ func TestRefuse_BuiltIn(t *testing.T) {
 	}
 }
 
-// The longest crash wave's strikes (history.LongestWave) and the recovery
-// window must fit inside the promise, less its band: exactly fitting is
-// enough, a millisecond short is refused.
-func TestCrashWindowFits_LongestWaveAndRecoveryWindow(t *testing.T) {
+// A crash wave is played when the cheapest point's one strike, the
+// recovery window, the band and the wave's margin fit inside the
+// promise: exactly fitting is enough, a millisecond short is refused.
+func TestCrashWindowFits_CheapestStrikeAndRecoveryWindow(t *testing.T) {
 	pol := target.Policy{TTL: 2 * time.Second, RecoveryWindow: 5 * time.Second}
-	pol.RetryWindow = history.LongestWave(nil) + pol.RecoveryWindow + pol.Band()
+	pol.RetryWindow = 100*time.Millisecond + pol.RecoveryWindow + pol.Band() + history.WaveMargin
 	tg := &target.Target{Name: "x", Policy: pol}
 	if err := tg.CrashWindowFits(); err != nil {
 		t.Errorf("exactly fitting: %v", err)
@@ -63,5 +63,29 @@ func TestCrashWindowFits_LongestWaveAndRecoveryWindow(t *testing.T) {
 	tg.Policy.RetryWindow -= time.Millisecond
 	if err := tg.CrashWindowFits(); err == nil {
 		t.Error("a millisecond short fits")
+	}
+}
+
+// A policy with room for some crash points only is played, and the
+// points it leaves out are named with the policy values that strike
+// them; with room for the longest strike, none is named.
+func TestCrashPointsLeftOut_NamesThePointsAndWhatStrikesThem(t *testing.T) {
+	pol := target.Policy{TTL: 20 * time.Second, RetryWindow: 20 * time.Second, RecoveryWindow: 16500 * time.Millisecond}
+	tg := &target.Target{Name: "x", Needs: []string{"postgres"}, Policy: pol}
+	if err := tg.CrashWindowFits(); err != nil {
+		t.Fatalf("room for the gateway points: %v", err)
+	}
+	note := tg.CrashPointsLeftOut()
+	for _, want := range []string{"not struck: restart-postgres (a 1s strike):", "leaves a wave 500ms for its strikes", "policy.retry_window 20.5s strikes them, or policy.recovery_window 16s"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note lacks %q: %s", want, note)
+		}
+	}
+	if strings.Contains(note, "kill-in-hang") || strings.Contains(note, "pause-in-hang") {
+		t.Errorf("names a point that fits: %s", note)
+	}
+	tg.Policy.RecoveryWindow = 15 * time.Second
+	if note := tg.CrashPointsLeftOut(); note != "" {
+		t.Errorf("2s of room fits every 1s strike: %s", note)
 	}
 }

@@ -7,6 +7,9 @@
 //	TESTSERVER_NOT_READY=1       /healthz answers 503 forever
 //	TESTSERVER_IGNORE_SIGTERM=1  ignore SIGTERM (forces the SIGKILL path)
 //	TESTSERVER_CHILD=1           spawn a child in the same process group
+//	TESTSERVER_REFUSE_FIRST=1    answer the first request of each key 409
+//	                             (Retry-After: 0) without charging, as a
+//	                             server whose lock another request holds
 package main
 
 import (
@@ -24,6 +27,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,6 +47,8 @@ func main() {
 type server struct {
 	gatewayURL, apiKey, databaseURL string
 	child                           int
+	mu                              sync.Mutex
+	seen                            map[string]bool // keys answered once (TESTSERVER_REFUSE_FIRST)
 }
 
 func run() error {
@@ -50,7 +56,7 @@ func run() error {
 		fmt.Println("testserver: failing on purpose")
 		os.Exit(3)
 	}
-	s := &server{gatewayURL: os.Getenv("GATEWAY_URL"), apiKey: os.Getenv("GATEWAY_API_KEY"), databaseURL: os.Getenv("DATABASE_URL")}
+	s := &server{gatewayURL: os.Getenv("GATEWAY_URL"), apiKey: os.Getenv("GATEWAY_API_KEY"), databaseURL: os.Getenv("DATABASE_URL"), seen: map[string]bool{}}
 	if os.Getenv("TESTSERVER_CHILD") == "1" {
 		if err := s.spawnChild(); err != nil {
 			return err
@@ -195,6 +201,11 @@ func timeoutParam(r *http.Request) time.Duration {
 // charge passes the request to the gateway with the client's key: no
 // idempotency of its own, which is all the harness tests need.
 func (s *server) charge(w http.ResponseWriter, r *http.Request) {
+	if os.Getenv("TESTSERVER_REFUSE_FIRST") == "1" && s.firstOf(r.Header.Get("Idempotency-Key")) {
+		w.Header().Set("Retry-After", "0")
+		writeJSON(w, 409, map[string]string{"error": "in progress"})
+		return
+	}
 	var in struct {
 		Amount   int64  `json:"amount"`
 		Currency string `json:"currency"`
@@ -220,6 +231,15 @@ func (s *server) charge(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 	s.relay(w, resp, in.OrderID)
+}
+
+// firstOf says whether key is seen for the first time, and remembers it.
+func (s *server) firstOf(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := !s.seen[key]
+	s.seen[key] = true
+	return first
 }
 
 func (s *server) relay(w http.ResponseWriter, resp *http.Response, order string) {

@@ -1,0 +1,107 @@
+package runner_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/families"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/harness/harnesstest"
+	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/runner"
+	"github.com/idemcheck/idemcheck/scenarios"
+	"github.com/idemcheck/idemcheck/target"
+)
+
+// waveRunner starts the test server with env (its TESTSERVER_* knobs)
+// under a policy with a short recovery window, and returns a Runner on it.
+func waveRunner(t *testing.T, env map[string]string) *runner.Runner {
+	t.Helper()
+	tg := harnesstest.Target(t, false, env)
+	tg.Policy = target.Policy{TTL: time.Hour, RecoveryWindow: 500 * time.Millisecond, MaxWait: time.Second}
+	e, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
+	r := runner.New(runner.Config{Env: e, Target: tg, RunID: "wv", StopEarly: checker.MovedMoneyWrongly})
+	t.Cleanup(r.Close)
+	return r
+}
+
+// opsOf are the ops of the payment whose symbolic order is sym.
+func opsOf(h *history.History, sym string) []history.Op {
+	var out []history.Op
+	for _, op := range h.Ops {
+		if strings.HasSuffix(op.Order, "_"+sym) {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// TestRun_WaveStandsWhenAStrikeCannotHappen: against a server that
+// answers every first request 409 without charging, the gateway never
+// holds a charge, so no strike that waits for a hold (a kill, a pause, a
+// store restart in the hold) can happen. The wave is played to its end
+// all the same: no kill or pause is injected, the hold rules are healed,
+// every payment is retried after recovery and converges, and the history
+// is judged complete, with no crash point reached.
+func TestRun_WaveStandsWhenAStrikeCannotHappen(t *testing.T) {
+	r := waveRunner(t, map[string]string{"TESTSERVER_REFUSE_FIRST": "1"})
+	wave := families.CrashWave([]scenarios.CrashPayment{
+		{Point: "kill-in-hang", Amount: 1250},
+		{Point: "pause-in-hang", Amount: 1300},
+		{Point: "charge-then-fail", Amount: 1400},
+	})
+	h := playComplete(t, r, wave)
+	for _, f := range h.Faults {
+		if f.Name == "kill" || f.Name == "pause" {
+			t.Errorf("fault %d %s injected for a strike that could not happen", f.ID, f.Name)
+		}
+		if !f.Healed {
+			t.Errorf("fault %d %s left active", f.ID, f.Name)
+		}
+	}
+	for i := range wave.Wave {
+		ops := opsOf(h, "o"+string(rune('0'+i)))
+		if len(ops) < 2 || ops[0].Status != 409 {
+			t.Fatalf("payment o%d: ops %+v, want its refused first request and its retries", i, ops)
+		}
+		if last := ops[len(ops)-1]; last.Status != 201 || last.Purpose != "retry-after-recovery" {
+			t.Errorf("payment o%d: last op %d %s answered %d, want its retry after recovery charged", i, last.ID, last.Purpose, last.Status)
+		}
+	}
+	res := checker.Check(h)
+	if res.Coverage.Incomplete != 0 || res.Verdict == checker.Failed {
+		t.Errorf("judged %s, incomplete %d:\n%s", res.Verdict, res.Coverage.Incomplete, res)
+	}
+	if len(res.Coverage.CrashPoints) != 0 {
+		t.Errorf("crash points reached %v, want none: nothing was struck", res.Coverage.CrashPoints)
+	}
+}
+
+// TestRun_PaymentLeftOutPastItsRoom: a payment whose strike would begin
+// later than its Before after the wave's first request is left out whole
+// (no fault, no request), and the rest of the wave is played.
+func TestRun_PaymentLeftOutPastItsRoom(t *testing.T) {
+	r := waveRunner(t, nil)
+	wave := families.CrashWave([]scenarios.CrashPayment{
+		{Point: "fail-before-charge", Amount: 1250, By: time.Hour},
+		{Point: "fail-before-charge", Amount: 1300, By: time.Nanosecond},
+	})
+	h := playComplete(t, r, wave)
+	if ops := opsOf(h, "o1"); len(ops) != 0 {
+		t.Errorf("payment o1, past its room, sent %d requests", len(ops))
+	}
+	for _, f := range h.Faults {
+		if strings.HasSuffix(f.Order, "_o1") {
+			t.Errorf("payment o1, past its room, got fault %d %s", f.ID, f.Name)
+		}
+	}
+	ops := opsOf(h, "o0")
+	if len(ops) < 2 || ops[len(ops)-1].Status != 201 {
+		t.Fatalf("payment o0: ops %+v, want its strike and its retry charged", ops)
+	}
+	if n := checker.Check(h).Coverage.CrashPoints["fail-before-charge"]; n != 1 {
+		t.Errorf("fail-before-charge reached for %d payments, want 1", n)
+	}
+}
