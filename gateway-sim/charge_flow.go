@@ -5,14 +5,16 @@ import (
 	"time"
 )
 
-// attempt is one request that may move money (POST /v1/charges, a
-// PaymentIntent created or confirmed) on its way through the gateway.
+// attempt is one request that may move money (a Stripe charge, a
+// PaymentIntent created or confirmed, a Checkout.com or Adyen payment) on
+// its way through the gateway. What it asks in its provider's dialect is
+// its operation; the flow below never asks which dialect that is.
 type attempt struct {
 	apiKey string
-	key    string // Idempotency-Key; "" when absent or ignored
+	key    string // the idempotency key; "" when absent or ignored
 	req    *chargeRequest
 	order  string    // the order req pays for, as the trace attributes it
-	intent *intentOp // nil for POST /v1/charges
+	op     operation // what the request asks, in its dialect
 	nth    int64
 	entry  *idemEntry // the reservation under key, if any
 	plan   plan
@@ -20,29 +22,17 @@ type attempt struct {
 
 func (a *attempt) scope() idemScope { return idemScope{apiKey: a.apiKey, key: a.key} }
 
-// movesMoney reports whether the request is one the gateway charges on:
-// every charge, and a PaymentIntent created with confirm=true or
-// confirmed. Faults apply to these only.
-func (a *attempt) movesMoney() bool { return a.intent == nil || a.intent.confirm }
-
-// parser reads a request's parameters into its attempt (req, and intent
-// for a PaymentIntent), or returns the Stripe error that refuses them.
+// parser reads a request's parameters into its attempt (req and op), or
+// returns the dialect's error that refuses them.
 type parser func(r *http.Request, a *attempt, params []param) error
-
-func parseCharge(_ *http.Request, a *attempt, params []param) (err error) {
-	a.req, err = parseChargeRequest(params)
-	return err
-}
-
-// createCharge is POST /v1/charges.
-func (s *Sim) createCharge(w http.ResponseWriter, r *http.Request) { s.process(w, r, parseCharge) }
 
 // process takes a POST that may move money through the gateway. A
 // decision takes one critical section when no latency is injected: lookup,
 // reservation and commit happen together, so concurrent duplicates either
 // find nothing (and one of them charges) or find the committed charge (and
 // replay it); none can see the key in flight. Only a latency fault opens a
-// window in which the key is in flight and a duplicate gets Stripe's 409.
+// window in which the key is in flight and a duplicate gets the
+// provider's answer to a concurrent duplicate (Stripe's 409).
 func (s *Sim) process(w http.ResponseWriter, r *http.Request, parse parser) {
 	a, resp := s.admit(w, r, parse)
 	if resp == nil {
@@ -57,22 +47,22 @@ func (s *Sim) process(w http.ResponseWriter, r *http.Request, parse parser) {
 
 // admit counts the request, authenticates it and validates its parameters;
 // a non-nil response ends the request there (nothing stored, nothing
-// charged, as Stripe saves no result for requests that fail validation).
+// charged: no provider saves a result for requests that fail validation).
 func (s *Sim) admit(w http.ResponseWriter, r *http.Request, parse parser) (*attempt, *response) {
 	a := &attempt{nth: s.countRequest()}
 	var err error
-	if a.apiKey, err = apiKeyOf(r); err != nil {
-		return a, errorResponse(asAPIError(err))
+	if a.apiKey, err = s.dialect.apiKey(r); err != nil {
+		return a, s.dialect.failure(err)
 	}
-	if a.key, err = s.idempotencyKeyOf(r); err != nil {
-		return a, errorResponse(asAPIError(err))
+	if a.key, err = s.dialect.idempotencyKey(r); err != nil {
+		return a, s.dialect.failure(err)
 	}
 	params, err := readParams(w, r)
 	if err == nil {
 		err = parse(r, a, params)
 	}
 	if err != nil {
-		return a, errorResponse(asAPIError(err))
+		return a, s.dialect.failure(err)
 	}
 	if !s.idempotent() {
 		a.key = ""
@@ -98,17 +88,17 @@ func (s *Sim) decide(a *attempt) *response {
 	if resp := s.lookupLocked(a); resp != nil {
 		return resp
 	}
-	if resp := s.checkConfirmLocked(a); resp != nil {
+	if resp := a.op.checkLocked(s, a); resp != nil {
 		return resp
 	}
-	if a.movesMoney() {
+	if a.op.movesMoney() {
 		a.plan = s.faults.plan(a.order, a.nth, s.faultRand)
 	}
 	if a.key != "" {
 		a.entry = s.idem.reserve(a.scope(), a.req.fingerprint, s.cfg.Now())
 	}
 	if a.plan.wait() > 0 {
-		a.intent.lock()
+		a.op.busyLocked()
 		s.emitLatencyLocked(a)
 		return nil
 	}
@@ -123,9 +113,9 @@ func (s *Sim) lookupLocked(a *attempt) *response {
 	outcome, e := s.idem.lookup(a.scope(), a.req.fingerprint, s.cfg.Now())
 	switch outcome {
 	case idemMismatch:
-		return errorResponse(keyReused(a.key))
+		return s.dialect.keyReused(a.key)
 	case idemInFlight:
-		return errorResponse(keyInUse(a.key))
+		return s.dialect.keyInUse(a.key)
 	case idemReplay:
 		if e.resp.chargeID != "" { // a replayed PaymentIntent creation names no money
 			s.emit(Event{Type: EventReplay, ChargeID: e.resp.chargeID, OrderID: a.order, APIKey: a.apiKey,
@@ -160,13 +150,13 @@ func (s *Sim) settle(a *attempt) *response {
 // settleLocked makes the gateway's decision: an outage before charging, or
 // a committed charge or decline.
 func (s *Sim) settleLocked(a *attempt) *response {
-	a.intent.unlock()
+	a.op.idleLocked()
 	if a.plan.kind() == FailBeforeCharge {
 		if a.entry != nil {
 			s.idem.abort(a.scope(), a.entry)
 		}
 		s.emit(a.event(EventFault, a.plan.outcome))
-		return errorResponse(gatewayFailed())
+		return s.dialect.outage()
 	}
 	return s.commitLocked(a)
 }
@@ -175,15 +165,11 @@ func (s *Sim) settleLocked(a *attempt) *response {
 // and emits the events, all before any post-commit fault touches the
 // response: from here on the money has moved.
 func (s *Sim) commitLocked(a *attempt) *response {
-	if !a.movesMoney() {
-		return s.storeLocked(a, s.createIntentLocked(a))
+	if !a.op.movesMoney() {
+		return s.storeLocked(a, a.op.answerLocked(s, a, nil))
 	}
 	c := s.newChargeLocked(a)
-	resp := chargeResponse(c)
-	if pi := s.intentToConfirmLocked(a); pi != nil {
-		c.PaymentIntent = pi.id
-		resp = pi.confirmed(c)
-	}
+	resp := a.op.answerLocked(s, a, &c)
 	s.ledger.append(c)
 	s.storeLocked(a, resp)
 	s.emitCommitLocked(a, c)
@@ -194,19 +180,27 @@ func (s *Sim) commitLocked(a *attempt) *response {
 	return resp
 }
 
-// storeLocked stores the decision under the request's key, if it has one.
+// storeLocked stores the decision under the request's key, if it has one
+// and the provider keeps it; a decision the provider does not keep (a
+// Checkout.com payment answered 5xx) frees the key, and the same key
+// attempts the payment again.
 func (s *Sim) storeLocked(a *attempt, resp *response) *response {
-	if a.entry != nil {
+	switch {
+	case a.entry == nil:
+	case s.profile.Idempotency.keeps(resp, a.plan.kind()):
 		s.idem.complete(a.entry, resp)
+	default:
+		s.idem.abort(a.scope(), a.entry)
 	}
 	return resp
 }
 
 func (s *Sim) newChargeLocked(a *attempt) Charge {
 	c := Charge{
-		ID: randomID(s.idRand, "ch_", 24), APIKey: a.apiKey, IdempotencyKey: a.key, OrderID: a.order,
+		ID: s.dialect.paymentID(s.idRand), APIKey: a.apiKey, IdempotencyKey: a.key, OrderID: a.order,
 		Amount: a.req.amount, Currency: a.req.currency, Status: StatusSucceeded, Created: s.cfg.Now(),
 		Description: a.req.description, Customer: a.req.customer, Source: a.req.source, Metadata: a.req.metadata,
+		Reference: a.req.reference,
 	}
 	d := a.req.decline
 	if a.plan.kind() == Decline {
@@ -238,7 +232,7 @@ func (s *Sim) emitCommitLocked(a *attempt, c Charge) {
 func (s *Sim) deliver(w http.ResponseWriter, r *http.Request, a *attempt, resp *response) {
 	switch {
 	case a.plan.kind() == ChargeThenFail:
-		resp = errorResponse(gatewayFailed())
+		resp = s.dialect.outage()
 	case a.plan.kind() == ChargeThenDrop:
 		dropConnection(w)
 		return

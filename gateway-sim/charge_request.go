@@ -14,6 +14,7 @@ type chargeRequest struct {
 	source      string // token or "card_<last4>" for raw card numbers
 	customer    string
 	description string
+	reference   string // the merchant reference (Checkout.com, Adyen); "" for Stripe
 	metadata    map[string]string
 	decline     *declineReason // the test card or token asks for a decline
 	fingerprint string

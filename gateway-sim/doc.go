@@ -47,8 +47,12 @@
 //     another confirm of it waits out latency, 500 api_error for injected
 //     outages.
 //
-// Files: stripe_api.go (routes, GET and search handlers), charge_flow.go
-// (the one flow every money-moving POST takes), charge_request.go and
+// Files: provider.go (the seam: a Profile, the provider's idempotency
+// semantics as data, and the dialect and operation interfaces),
+// provider_<name>.go (one per profile: its routes, keys, errors, headers
+// and operations), charge_flow.go (the one flow every money-moving POST
+// takes, in any dialect, over one ledger), and Stripe's own:
+// stripe_api.go (GET and search handlers), charge_request.go and
 // intent_request.go (parameters), intent.go (PaymentIntents), search.go.
 //
 // # Idempotency

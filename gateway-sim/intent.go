@@ -50,19 +50,37 @@ type intentOp struct {
 	locked        bool // this request set pi.busy
 }
 
-// lock marks the PaymentIntent being confirmed as busy while the request
-// waits out a latency fault; a no-op for a charge or a create.
-func (op *intentOp) lock() {
-	if op != nil && op.pi != nil {
+// movesMoney: a create with confirm=true, or a confirm.
+func (op *intentOp) movesMoney() bool { return op.confirm }
+
+// busyLocked marks the PaymentIntent being confirmed as busy while the
+// request waits out a latency fault; a no-op for a create.
+func (op *intentOp) busyLocked() {
+	if op.pi != nil {
 		op.pi.busy, op.locked = true, true
 	}
 }
 
-// unlock ends lock once the gateway decides.
-func (op *intentOp) unlock() {
-	if op != nil && op.locked {
+// idleLocked ends busyLocked once the gateway decides.
+func (op *intentOp) idleLocked() {
+	if op.locked {
 		op.pi.busy, op.locked = false, false
 	}
+}
+
+// answerLocked renders a create without confirm=true (c is nil: a
+// PaymentIntent that moved no money), or the PaymentIntent a
+// money-moving request confirms, created now for a create with
+// confirm=true: the ledger charge c records it.
+func (op *intentOp) answerLocked(s *Sim, a *attempt, c *Charge) *response {
+	if c == nil {
+		return jsonResponse(http.StatusOK, s.newIntentLocked(a).render())
+	}
+	if op.pi == nil {
+		op.pi = s.newIntentLocked(a)
+	}
+	c.PaymentIntent = op.pi.id
+	return op.pi.confirmed(*c)
 }
 
 // intentTable holds the PaymentIntents since the last reset, in creation
@@ -98,7 +116,7 @@ func (s *Sim) newIntentLocked(a *attempt) *paymentIntent {
 	pi := &paymentIntent{
 		id: randomID(s.idRand, "pi_", 24), apiKey: a.apiKey, amount: a.req.amount, currency: a.req.currency,
 		customer: a.req.customer, description: a.req.description, metadata: a.req.metadata,
-		methodTypes: a.intent.methodTypes, paymentMethod: a.req.source, status: intentRequiresPaymentMethod,
+		methodTypes: a.op.(*intentOp).methodTypes, paymentMethod: a.req.source, status: intentRequiresPaymentMethod,
 		created: s.cfg.Now(),
 	}
 	if pi.paymentMethod != "" {
@@ -108,34 +126,14 @@ func (s *Sim) newIntentLocked(a *attempt) *paymentIntent {
 	return pi
 }
 
-// createIntentLocked answers a create without confirm=true: a
-// PaymentIntent that has moved no money.
-func (s *Sim) createIntentLocked(a *attempt) *response {
-	return jsonResponse(http.StatusOK, s.newIntentLocked(a).render())
-}
-
-// intentToConfirmLocked is the PaymentIntent a money-moving request
-// confirms: created now for a create with confirm=true, the one named in
-// the path for a confirm, nil for a charge.
-func (s *Sim) intentToConfirmLocked(a *attempt) *paymentIntent {
-	switch {
-	case a.intent == nil:
-		return nil
-	case a.intent.pi == nil:
-		a.intent.pi = s.newIntentLocked(a)
-	}
-	return a.intent.pi
-}
-
-// checkConfirmLocked decides whether a confirm may go ahead. It runs after
+// checkLocked decides whether a confirm may go ahead. It runs after
 // the idempotency lookup, so a re-sent confirm replays its answer whatever
 // the PaymentIntent's state is now. The PaymentIntent must not be in
 // another confirm's hands (429), must not have succeeded (400), and must
 // have a payment method; the charge uses the confirm's, else the one the
 // PaymentIntent holds.
-func (s *Sim) checkConfirmLocked(a *attempt) *response {
-	op := a.intent
-	if op == nil || op.pi == nil {
+func (op *intentOp) checkLocked(_ *Sim, a *attempt) *response {
+	if op.pi == nil {
 		return nil
 	}
 	switch pi := op.pi; {

@@ -57,7 +57,7 @@ func parseIntentCreate(_ *http.Request, a *attempt, params []param) error {
 	if op.confirm && req.source == "" {
 		return missingPaymentMethod()
 	}
-	a.req, a.intent = req, op
+	a.req, a.op = req, op
 	return nil
 }
 
@@ -79,7 +79,7 @@ func (s *Sim) parseIntentConfirm(r *http.Request, a *attempt, params []param) er
 		return noSuchIntent(id)
 	}
 	a.req = pi.payment(fingerprint("POST", "/v1/payment_intents/"+id+"/confirm", params))
-	a.intent = &intentOp{id: id, confirm: true, paymentMethod: scalarValue(params, "payment_method"), pi: pi}
+	a.op = &intentOp{id: id, confirm: true, paymentMethod: scalarValue(params, "payment_method"), pi: pi}
 	return nil
 }
 

@@ -35,6 +35,9 @@ type Charge struct {
 	FailureCode    string            `json:"failure_code,omitempty"` // e.g. card_declined
 	FailureMessage string            `json:"failure_message,omitempty"`
 	DeclineCode    string            `json:"decline_code,omitempty"` // e.g. insufficient_funds
+	// Reference is the merchant reference the payment request carried
+	// (Checkout.com's and Adyen's reference; Stripe has none).
+	Reference string `json:"reference,omitempty"`
 	// PaymentIntent is the PaymentIntent whose confirmation made this
 	// charge ("" for POST /v1/charges). A confirmed PaymentIntent is one
 	// money movement: this entry, so an answer naming either id names it.

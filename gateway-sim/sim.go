@@ -19,8 +19,13 @@ type Config struct {
 	// request. Short TTLs let a harness test late retries; default 24h.
 	IdempotencyTTL time.Duration
 	// NoIdempotency makes the gateway ignore Idempotency-Key, like gateways
-	// without idempotency support: every request is processed afresh.
+	// without idempotency support: every request is processed afresh. With
+	// Provider "" or stripe it is the profile none.
 	NoIdempotency bool
+	// Provider is the provider profile the simulator speaks (ProviderNames:
+	// stripe, checkout, adyen, none); "" is stripe. An unknown name makes
+	// New panic: check it with ProfileNamed first.
+	Provider string
 	// Seed drives every random choice (probability-matched faults, charge
 	// ids), so a run is a function of its seed. Reusing a seed across
 	// simulator processes reuses charge ids.
@@ -36,8 +41,14 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
+	if c.NoIdempotency && (c.Provider == "" || c.Provider == ProviderStripe) {
+		c.Provider = ProviderNone
+	}
 	if c.IdempotencyTTL <= 0 {
 		c.IdempotencyTTL = DefaultIdempotencyTTL
+		if p, err := ProfileNamed(c.Provider); err == nil && p.Idempotency.Lifetime > 0 {
+			c.IdempotencyTTL = p.Idempotency.Lifetime
+		}
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -60,6 +71,8 @@ type Sim struct {
 	mux     *http.ServeMux
 	events  *eventLog
 	tracer  *tracer
+	dialect dialect      // the provider's wire format
+	profile Profile      // its idempotency semantics; no Header when NoIdempotency
 	reqSeq  atomic.Int64 // Request-Id counter
 	closeMu sync.Once
 
@@ -79,7 +92,17 @@ type Sim struct {
 // New returns a simulator with an empty ledger and no faults.
 func New(cfg Config) *Sim {
 	cfg = cfg.withDefaults()
+	d, err := dialectNamed(cfg.Provider)
+	if err != nil {
+		panic(err)
+	}
+	profile := d.profile()
+	if cfg.NoIdempotency {
+		profile.Idempotency = Idempotency{}
+	}
 	s := &Sim{
+		dialect:   d,
+		profile:   profile,
 		cfg:       cfg,
 		log:       cfg.Logger,
 		events:    newEventLog(),
@@ -95,8 +118,11 @@ func New(cfg Config) *Sim {
 	return s
 }
 
-// idempotent says whether the gateway honours Idempotency-Key.
-func (s *Sim) idempotent() bool { return !s.cfg.NoIdempotency }
+// idempotent says whether the gateway honours idempotency keys.
+func (s *Sim) idempotent() bool { return s.profile.Idempotency.Header != "" }
+
+// Profile is the provider profile the simulator speaks.
+func (s *Sim) Profile() Profile { return s.profile }
 
 // Handler serves the Stripe subset (/v1/charges...) and the control API
 // (/_sim/...). Mount it on any server; httptest.NewServer(sim.Handler()) is

@@ -9,46 +9,6 @@ import (
 	"strings"
 )
 
-// maxIdempotencyKey is Stripe's limit on Idempotency-Key.
-const maxIdempotencyKey = 255
-
-// routes wires the Stripe subset (charges and PaymentIntents) and the
-// control API. Unknown /v1 paths get
-// Stripe's 404 error object, so a client library reports them sensibly.
-func (s *Sim) routes() *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/charges", s.createCharge)
-	mux.HandleFunc("GET /v1/charges/search", s.searchCharges)
-	mux.HandleFunc("GET /v1/charges/{id}", s.getCharge)
-	mux.HandleFunc("POST /v1/payment_intents", s.createIntent)
-	mux.HandleFunc("POST /v1/payment_intents/{id}/confirm", s.confirmIntent)
-	mux.HandleFunc("GET /v1/payment_intents/search", s.searchIntents)
-	mux.HandleFunc("GET /v1/payment_intents/{id}", s.getIntent)
-	mux.HandleFunc("/v1/", s.unknownURL)
-	s.simRoutes(mux)
-	return mux
-}
-
-// write sends a response with Stripe's headers. Idempotency-Key is echoed as
-// Stripe does (stripe-go reads it into APIResponse.IdempotencyKey), and a
-// replay carries Idempotent-Replayed: true.
-func (s *Sim) write(w http.ResponseWriter, a *attempt, resp *response) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Request-Id", serialID("req_sim", s.reqSeq.Add(1)))
-	if a != nil && a.key != "" {
-		h.Set("Idempotency-Key", a.key)
-	}
-	if resp.replayed {
-		h.Set("Idempotent-Replayed", "true")
-	}
-	if resp.status == http.StatusUnauthorized {
-		h.Set("WWW-Authenticate", `Basic realm="Stripe"`)
-	}
-	w.WriteHeader(resp.status)
-	_, _ = w.Write(resp.body)
-}
-
 // apiKeyOf reads the secret key from "Authorization: Bearer sk_..." (what
 // stripe-go sends) or from HTTP basic auth's user name (what curl -u sends).
 func apiKeyOf(r *http.Request) (string, error) {
@@ -74,18 +34,6 @@ func basicUser(cred string) string {
 	}
 	user, _, _ := strings.Cut(string(raw), ":")
 	return user
-}
-
-// idempotencyKeyOf returns the request's Idempotency-Key, trimmed as
-// stripe-go trims it; "" when absent. Whether the gateway honours it for
-// the request's order is decided once the order is known (admit).
-func (s *Sim) idempotencyKeyOf(r *http.Request) (string, error) {
-	key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
-	if len(key) > maxIdempotencyKey {
-		return "", invalidParam("Idempotency-Key", "idempotency_key_too_long",
-			fmt.Sprintf("Keys for idempotent requests can only be %d characters long.", maxIdempotencyKey))
-	}
-	return key, nil
 }
 
 // asAPIError passes Stripe errors through and turns anything else into a

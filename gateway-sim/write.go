@@ -1,0 +1,27 @@
+package gatewaysim
+
+import "net/http"
+
+// routes wires the provider's API (its dialect's routes) and the control
+// API (/_sim/...).
+func (s *Sim) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	s.dialect.routes(s, mux)
+	s.simRoutes(mux)
+	return mux
+}
+
+// write sends a response with the provider's headers (its dialect's: the
+// key echoed, a replay marked); a is nil for a request that is no attempt
+// (a GET, a search).
+func (s *Sim) write(w http.ResponseWriter, a *attempt, resp *response) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	key := ""
+	if a != nil {
+		key = a.key
+	}
+	s.dialect.headers(s, h, key, resp)
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body)
+}
