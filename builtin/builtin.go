@@ -175,6 +175,9 @@ var Members = []Member{
 	{Name: "route-template-key", Kind: "broken", Bug: "binds a key to the route template and the body, not the concrete path: the same key and body for another order replays the first order's charge",
 		Incident: "one key and body sent for a second order is answered with the first order's charge: the second order was never charged", Family: "key-reuse", Expect: []string{"P1"}, Verdict: "FAILED",
 		Protocol: &target.Protocol{Path: zooOrderPath, Body: mustBody(OrderInPathBody)}},
+	{Name: "anonymous-namespace", Kind: "broken", Bug: "requests without credentials share one namespace (\"anonymous\") and no body is compared: a second client's different request under the same key gets the first one's answer",
+		Incident: "two customers of a public checkout pick the same key: the second is told it paid, with the first one's charge", Family: "tenants", Expect: []string{"P1"}, Verdict: "FAILED",
+		Protocol: &target.Protocol{Anonymous: true}},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},
@@ -209,6 +212,8 @@ var Members = []Member{
 	// different order changes only the path.
 	{Name: "order-in-path", Kind: "garden", Bug: "none: the order in the path only (POST /orders/{order_id}/payments, a JSON body without it); a key is bound to the concrete path", Family: "key-reuse",
 		Protocol: &target.Protocol{Path: zooOrderPath, Body: mustBody(OrderInPathBody)}},
+	{Name: "anonymous-shared", Kind: "garden", Bug: "none: takes requests without credentials into one shared namespace, bodies compared as for any tenant", Family: "tenants",
+		Protocol: &target.Protocol{Anonymous: true}},
 	{Name: "order-untraced", Kind: "garden", Variant: "reference", Bug: "none: nothing of the order forwarded to the gateway (money traced by amount)", Family: "crash-window",
 		Flags: []string{"--gateway-order=none"}},
 }

@@ -594,3 +594,34 @@ func TestCrashWindow_WholeWaveWhenItFits(t *testing.T) {
 		}
 	})
 }
+
+// TestTenants_WithoutCredentialsOnlyWhereTaken: a target that takes
+// requests without credentials gets examples whose two clients send none;
+// one that does not never does.
+func TestTenants_WithoutCredentialsOnlyWhereTaken(t *testing.T) {
+	for _, anonymous := range []bool{false, true} {
+		tg := testTarget(t, wideWindow)
+		tg.Protocol.Anonymous = anonymous
+		seen := 0
+		draw(t, "tenants", tg, func(sc scenarios.Scenario) {
+			without := 0
+			for _, s := range sc.Steps {
+				if s.Send != nil && s.Send.Tenant < 0 {
+					without++
+				}
+			}
+			sends := sc.Requests()
+			switch {
+			case !anonymous && without > 0:
+				t.Fatalf("%d sends without credentials to a target that does not take them", without)
+			case without > 0 && without != sends:
+				t.Fatalf("%d of the sends without credentials: want every send of the example", without)
+			case without > 0:
+				seen++
+			}
+		})
+		if anonymous && seen == 0 {
+			t.Error("no example sent without credentials to a target that takes them")
+		}
+	}
+}

@@ -8,13 +8,17 @@ import (
 )
 
 func init() {
-	register(Family{Name: "tenants", Level: "L1", Rank: 50, Gen: genTenants, Doc: "one key used by two tenants"})
+	register(Family{Name: "tenants", Level: "L1", Rank: 50, Gen: genTenants,
+		Doc: "one key used by two tenants, and by two clients without credentials where the target takes them"})
 }
+
+// noPrincipal is the tenant index of a send without credentials
+// (scenarios.Send.Tenant).
+const noPrincipal = -1
 
 func genTenants(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
 	var b builder
-	a := rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant_a")
-	o := (a + 1 + rapid.IntRange(0, len(tg.Tenants)-2).Draw(t, "tenant_b_offset")) % len(tg.Tenants)
+	a, o := drawPrincipals(t, tg)
 	concurrent := rapid.Bool().Draw(t, "concurrent")
 	// Merchants whose keys collide often send alike bodies too (both number
 	// orders from 1): then only tenant scoping keeps B from A's charge (M5).
@@ -28,4 +32,19 @@ func genTenants(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario 
 	b.waitAll()
 	b.send(scenarios.Send{ID: "a_retry", Client: 0, Replica: -1, Tenant: a, Key: "shared", Order: "oa", Amount: amountOf(b.steps, "oa"), Purpose: "retry"})
 	return b.scenario("tenants")
+}
+
+// drawPrincipals draws who sends the shared key: two different tenants,
+// or, where the target takes requests without credentials, in one
+// example in three two clients without any (noPrincipal): the server
+// cannot tell them apart, so they share its namespace for such requests,
+// and only the body can keep one client's request from the other's
+// answer (P1), as with one tenant reusing a key.
+func drawPrincipals(t *rapid.T, tg *target.Target) (a, b int) {
+	if tg.Protocol.Anonymous && rapid.IntRange(0, 2).Draw(t, "without_credentials") == 0 {
+		return noPrincipal, noPrincipal
+	}
+	a = rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant_a")
+	b = (a + 1 + rapid.IntRange(0, len(tg.Tenants)-2).Draw(t, "tenant_b_offset")) % len(tg.Tenants)
+	return a, b
 }

@@ -103,7 +103,11 @@ type Protocol struct {
 	AuthHeader   string `yaml:"auth_header"`   // default Authorization
 	AuthScheme   string `yaml:"auth_scheme"`   // default Bearer; "" after "none" sends the token bare
 	ReplayHeader string `yaml:"replay_header"` // default Idempotent-Replayed
-	Fields       Fields `yaml:"fields"`
+	// Anonymous says the endpoint also takes requests without credentials
+	// (a public one): the tenants family then sends some payments with no
+	// auth header at all, from clients the server cannot tell apart.
+	Anonymous bool   `yaml:"anonymous"`
+	Fields    Fields `yaml:"fields"`
 	// Trace is where the server names the order on its gateway calls,
 	// in gatewaysim.ParseTrace's form: metadata[KEY], description:PATTERN
 	// (with {order_id} in it) or amount (it names no order: every payment

@@ -40,7 +40,7 @@ var variants = []Variant{
 	sweeperRecharges, crashBlind, shortRetention, passthroughKey, redisGetSet, redisShortLock,
 	redisLastWriterWins, redisReadBackLock, redisSetexClaim, replayAs409, lockWait500,
 	leaseIsRetention, failureExpiresWithLock, releaseNon2xx, timeInGatewayKey, releaseWrongKey,
-	tzNaiveExpiry, lookAlikeKey, routeTemplateKey,
+	tzNaiveExpiry, lookAlikeKey, routeTemplateKey, anonymousNamespace,
 }
 
 // Lookup finds a variant by name; an unknown name's error lists the valid ones.
