@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/internal/boundedlog"
 )
 
 // LogsDir is the folder, inside a report folder, where a run keeps the
@@ -20,6 +22,10 @@ const logTailLines = 40
 type LogFile struct {
 	File string `json:"file"` // "logs/replica0.log"
 	Tail string `json:"tail"` // the last lines, for the HTML report
+	// Dropped is how many bytes the log dropped between its head and its
+	// tail (internal/boundedlog): a log keeps both, whatever the run's
+	// length.
+	Dropped int64 `json:"dropped,omitempty"`
 }
 
 // collectLogs lists the *.log files under dir/LogsDir with their tails,
@@ -32,15 +38,15 @@ func collectLogs(dir string) []LogFile {
 		if err != nil {
 			continue
 		}
-		out = append(out, LogFile{File: filepath.ToSlash(rel), Tail: tail(p, logTailLines)})
+		data, _ := os.ReadFile(p)
+		out = append(out, LogFile{File: filepath.ToSlash(rel), Tail: tail(data, logTailLines), Dropped: boundedlog.DroppedIn(data)})
 	}
 	return out
 }
 
-// tail returns the last n lines of the file at path, each clipped.
-func tail(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
+// tail returns the last n lines of a log, each clipped.
+func tail(data []byte, n int) string {
+	if len(data) == 0 {
 		return ""
 	}
 	lines := strings.Split(string(bytes.TrimRight(data, "\n")), "\n")

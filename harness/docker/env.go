@@ -15,6 +15,7 @@ import (
 
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/boundedlog"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -214,7 +215,7 @@ func (e *Env) saveLogs(ctx context.Context) error {
 		earlier := e.replaced[name]
 		e.mu.Unlock()
 		logs := earlier + e.fullLogs(ctx, cs[i].GetContainerID())
-		errs = append(errs, os.WriteFile(filepath.Join(e.logDir, name+".log"), []byte(logs), 0o644))
+		errs = append(errs, os.WriteFile(filepath.Join(e.logDir, name+".log"), boundedlog.Clip([]byte(logs)), 0o644))
 	}
 	return errors.Join(errs...)
 }

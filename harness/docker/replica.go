@@ -12,6 +12,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/boundedlog"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -219,7 +220,7 @@ func (e *Env) keepLogs(ctx context.Context, role, id string) {
 	if e.replaced == nil {
 		e.replaced = map[string]string{}
 	}
-	e.replaced[role] += logs
+	e.replaced[role] = string(boundedlog.Clip([]byte(e.replaced[role] + logs))) // a soak's relaunches hold no more than a bounded log
 }
 
 // control runs one Docker API call on replica i's container.

@@ -3,6 +3,7 @@ package process
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -21,25 +22,25 @@ type process struct {
 	err    error         // Wait's result, valid after exited
 }
 
-// launch starts cmd with output appended to logPath.
-func launch(cmd *exec.Cmd, logPath string) (*process, error) {
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("replica log: %w", err)
-	}
-	fmt.Fprintf(logf, "=== idemcheck: starting %s at %s ===\n", cmd.Path, time.Now().Format(time.RFC3339Nano))
-	cmd.Stdout, cmd.Stderr = logf, logf
+// outputDrain bounds how long Wait copies a killed process's output
+// after it exited: a grandchild that escaped its group and holds the
+// pipe must not hold the replica's restart.
+const outputDrain = 2 * time.Second
+
+// launch starts cmd with its output appended to out (the replica's
+// bounded log, through a pipe).
+func launch(cmd *exec.Cmd, out io.Writer) (*process, error) {
+	fmt.Fprintf(out, "=== idemcheck: starting %s at %s ===\n", cmd.Path, time.Now().Format(time.RFC3339Nano))
+	cmd.Stdout, cmd.Stderr, cmd.WaitDelay = out, out, outputDrain
 	// Pdeathsig is the last line of defence: if the harness itself is
 	// SIGKILLed, the kernel kills the direct child.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	p := &process{cmd: cmd, pgid: cmd.Process.Pid, exited: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
-		logf.Close()
 		close(p.exited)
 	}()
 	return p, nil

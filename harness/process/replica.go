@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/boundedlog"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -23,6 +24,7 @@ type replica struct {
 	idx     int
 	addr    string // host:port the replica listens on
 	logPath string
+	out     *boundedlog.File // logPath, shared by every launch; nil before the first
 	run     target.Rendered
 	env     []string
 	vars    target.Vars                                // as first rendered
@@ -49,7 +51,14 @@ func (r *replica) start(ctx context.Context) error {
 	if r.closed {
 		return harness.ErrClosed
 	}
-	p, err := launch(r.command(), r.logPath)
+	if r.out == nil {
+		out, err := boundedlog.Create(r.logPath, 0, 0)
+		if err != nil {
+			return fmt.Errorf("replica %d: log: %w", r.idx, err)
+		}
+		r.out = out
+	}
+	p, err := launch(r.command(), r.out)
 	if err != nil {
 		return fmt.Errorf("replica %d: %w", r.idx, err)
 	}
@@ -184,7 +193,11 @@ func (r *replica) stop() error {
 	if r.proc == nil {
 		return nil
 	}
-	return r.proc.stop(r.grace)
+	err := r.proc.stop(r.grace)
+	if r.out != nil {
+		err = errors.Join(err, r.out.Close())
+	}
+	return err
 }
 
 func (r *replica) pid() int {

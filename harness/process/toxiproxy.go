@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/boundedlog"
 	"github.com/rs/zerolog"
 )
 
@@ -29,7 +29,7 @@ type proxies struct {
 // zerolog complaining on stderr about a closed file.
 type closableLog struct {
 	mu     sync.Mutex
-	f      *os.File
+	f      *boundedlog.File
 	closed bool
 }
 
@@ -53,7 +53,7 @@ func (l *closableLog) Close() error {
 // toxiproxy logs every accepted connection at info, which is noise at the
 // rates a workload runs.
 func newProxies(logPath string) (*proxies, error) {
-	f, err := os.Create(logPath)
+	f, err := boundedlog.Create(logPath, 0, 0)
 	if err != nil {
 		return nil, fmt.Errorf("toxiproxy log: %w", err)
 	}

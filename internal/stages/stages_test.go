@@ -16,7 +16,7 @@ const module = "github.com/idemcheck/idemcheck/"
 var rank = map[string]int{
 	"history": 0, "internal/yamlfile": 0, "internal/freeport": 0, "internal/leftovers": 0,
 	"gateway-sim": 0, "reference": 0, "images": 0, "images/pg-entrypoint": 0, "examples": 0, "internal/stages": 0,
-	"internal/daemon": 0, "internal/shared": 0,
+	"internal/daemon": 0, "internal/boundedlog": 0, "internal/shared": 0,
 	"scenarios/conformance": 0,
 
 	"checker": 1, "target": 1, "internal/pgcluster": 1, "internal/redisserver": 1, "internal/mysqlserver": 1, "reference/redisstore": 1,
