@@ -82,6 +82,9 @@ type response struct {
 	chargeID string // the charge the response is about, if any
 	replayed bool   // sent from the idempotency store
 	hold     *hold  // withheld until released (ChargeThenHang)
+	// header holds headers of this answer alone (Adyen's Transient-Error);
+	// never set on an answer the idempotency store keeps.
+	header map[string]string
 }
 
 func jsonResponse(status int, v any) *response {

@@ -55,6 +55,30 @@
 // stripe_api.go (GET and search handlers), charge_request.go and
 // intent_request.go (parameters), intent.go (PaymentIntents), search.go.
 //
+// # Provider profiles
+//
+// Config.Provider names the provider the simulator speaks ([Profiles],
+// [ProfileNamed]); each is one file, provider_<name>.go, over the one flow
+// and the one ledger:
+//
+//   - stripe (the default): the Stripe subset above.
+//   - checkout: Checkout.com's POST /payments (amount, currency,
+//     reference, source {type: token|card|id}; 201 Authorized or
+//     Declined), GET /payments/{id}, GET /payments?reference=...;
+//     Cko-Idempotency-Key, and only a 2xx result is kept: after a 4xx or
+//     5xx (also a charge-then-fail) the same key pays again.
+//   - adyen: Adyen's Checkout API POST /v71/payments (amount {value,
+//     currency}, reference, merchantAccount, paymentMethod; 200 with
+//     resultCode Authorised or Refused and the pspReference);
+//     Idempotency-Key of at most 64 characters (longer: 422), echoed; a
+//     duplicate in flight gets a 422 with Transient-Error: true.
+//   - none: Stripe's wire format without idempotency (Config.NoIdempotency).
+//
+// A Profile carries the provider's idempotency semantics as data
+// ([Idempotency]); the declining test cards are Stripe's numbers in every
+// dialect. A payment's merchant reference is recorded (Charge.Reference)
+// and a Trace can attribute by it (reference).
+//
 // # Idempotency
 //
 // Keys are scoped per API key (Authorization: Bearer, or basic-auth user)

@@ -1,6 +1,7 @@
 package gatewaysim
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -105,10 +106,41 @@ type operation interface {
 	answerLocked(s *Sim, a *attempt, c *Charge) *response
 }
 
+// payment is the operation of a request that only pays: it always moves
+// money, needs no check beyond its parameters and changes no other object.
+// The dialects' payments embed it and render their own answer.
+type payment struct{}
+
+func (payment) movesMoney() bool                     { return true }
+func (payment) checkLocked(*Sim, *attempt) *response { return nil }
+func (payment) busyLocked()                          {}
+func (payment) idleLocked()                          {}
+
+// failureOf renders err for a dialect whose own errors are E: E as it
+// renders itself, a body the shared reader refused (params.go's
+// invalid-request error) as malformed, anything else, a bug in the
+// simulator, as outage.
+func failureOf[E interface {
+	error
+	response() *response
+}](err error, malformed, outage func() *response) *response {
+	var own E
+	var shared *apiError
+	switch {
+	case errors.As(err, &own):
+		return own.response()
+	case errors.As(err, &shared) && errors.Is(shared, errInvalidParam):
+		return malformed()
+	}
+	return outage()
+}
+
 // dialects are the profiles the simulator speaks, by name.
 var dialects = map[string]dialect{
-	ProviderStripe: stripeDialect{},
-	ProviderNone: noneDialect{},
+	ProviderStripe:   stripeDialect{},
+	ProviderCheckout: checkoutDialect{},
+	ProviderAdyen:    adyenDialect{},
+	ProviderNone:     noneDialect{},
 }
 
 // ProviderNames lists the profiles, sorted.

@@ -88,14 +88,10 @@ func stripeHeaders(s *Sim, h http.Header, key string, resp *response) {
 	}
 }
 
-// chargeOp is POST /v1/charges: it always moves money, and its answer is
-// the charge object (or the decline's card_error).
-type chargeOp struct{}
+// chargeOp is POST /v1/charges: a payment, answered with the charge
+// object (or the decline's card_error).
+type chargeOp struct{ payment }
 
-func (chargeOp) movesMoney() bool                     { return true }
-func (chargeOp) checkLocked(*Sim, *attempt) *response { return nil }
-func (chargeOp) busyLocked()                          {}
-func (chargeOp) idleLocked()                          {}
 func (chargeOp) answerLocked(_ *Sim, _ *attempt, c *Charge) *response {
 	return chargeResponse(*c)
 }

@@ -15,7 +15,8 @@ const OrderPlaceholder = "{order_id}"
 // Trace says where a service names the order on its gateway calls, so
 // that every charge is attributed to the order it pays for. A service is
 // taken as it is: it may forward the order under any metadata key, only
-// in the charge's description, or not at all. In the last case the
+// in the charge's description, as the payment's merchant reference
+// (Checkout.com's and Adyen's reference), or not at all. In the last case the
 // harness gives every payment of a run an amount and currency no other
 // payment has, tells the simulator which order each pair stands for
 // (Expect), and a charge is attributed by its amount and currency.
@@ -30,20 +31,25 @@ type Trace struct {
 	Description string `json:"description,omitempty"`
 	// Amount attributes a charge by its amount and currency.
 	Amount bool `json:"amount,omitempty"`
+	// Reference attributes a payment by its merchant reference, the field
+	// Checkout.com's and Adyen's payment requests name the order in.
+	Reference bool `json:"reference,omitempty"`
 }
 
 // DefaultTrace is metadata[order_id].
 var DefaultTrace = Trace{Metadata: "order_id"}
 
 // ParseTrace reads the written form of a trace: metadata[KEY],
-// description:PATTERN (PATTERN holds {order_id} once) or amount. The
-// error says which forms are accepted.
+// description:PATTERN (PATTERN holds {order_id} once), reference or
+// amount. The error says which forms are accepted.
 func ParseTrace(s string) (Trace, error) {
 	s = strings.TrimSpace(s)
 	var t Trace
 	switch {
 	case s == "amount":
 		t.Amount = true
+	case s == "reference":
+		t.Reference = true
 	case strings.HasPrefix(s, "metadata[") && strings.HasSuffix(s, "]"):
 		t.Metadata = s[len("metadata[") : len(s)-1]
 	case strings.HasPrefix(s, "description:"):
@@ -52,7 +58,7 @@ func ParseTrace(s string) (Trace, error) {
 	if !t.IsZero() {
 		return t.checked()
 	}
-	return Trace{}, fmt.Errorf("%w: %q: want metadata[KEY], description:PATTERN with %s in it, or amount", ErrInvalidTrace, s, OrderPlaceholder)
+	return Trace{}, fmt.Errorf("%w: %q: want metadata[KEY], description:PATTERN with %s in it, reference, or amount", ErrInvalidTrace, s, OrderPlaceholder)
 }
 
 // Validate reports a trace that names no place, several, or a pattern
@@ -64,14 +70,14 @@ func (t Trace) Validate() error {
 
 func (t Trace) checked() (Trace, error) {
 	set := 0
-	for _, on := range []bool{t.Metadata != "", t.Description != "", t.Amount} {
+	for _, on := range []bool{t.Metadata != "", t.Description != "", t.Amount, t.Reference} {
 		if on {
 			set++
 		}
 	}
 	switch {
 	case set != 1:
-		return t, fmt.Errorf("%w: set exactly one of metadata, description and amount", ErrInvalidTrace)
+		return t, fmt.Errorf("%w: set exactly one of metadata, description, reference and amount", ErrInvalidTrace)
 	case t.Metadata != "" && len(t.Metadata) > maxMetadataKey:
 		return t, fmt.Errorf("%w: metadata key %q: at most %d characters", ErrInvalidTrace, t.Metadata, maxMetadataKey)
 	case t.Description != "" && strings.Count(t.Description, OrderPlaceholder) != 1:
@@ -85,6 +91,8 @@ func (t Trace) String() string {
 	switch {
 	case t.Amount:
 		return "amount"
+	case t.Reference:
+		return "reference"
 	case t.Description != "":
 		return "description:" + t.Description
 	case t.Metadata != "":
@@ -96,12 +104,22 @@ func (t Trace) String() string {
 // IsZero reports the zero Trace (DefaultTrace in effect).
 func (t Trace) IsZero() bool { return t == Trace{} }
 
+// OrderOf is the order ledger entry c names under t ("" when it names
+// none); an amount trace names none here (see Order).
+func (t Trace) OrderOf(c Charge) string {
+	if t.Reference {
+		return c.Reference
+	}
+	return t.Order(c.Metadata, c.Description)
+}
+
 // Order is the order a call with these metadata and description names
 // under t ("" when it names none). An amount trace names none here: the
-// tracer resolves it from the amounts the harness expects.
+// tracer resolves it from the amounts the harness expects; a reference
+// trace neither (OrderOf reads the reference).
 func (t Trace) Order(metadata map[string]string, description string) string {
 	switch {
-	case t.Amount:
+	case t.Amount, t.Reference:
 		return ""
 	case t.Description != "":
 		pre, post, _ := strings.Cut(t.Description, OrderPlaceholder)
@@ -116,13 +134,16 @@ func (t Trace) Order(metadata map[string]string, description string) string {
 	return metadata[DefaultTrace.Metadata]
 }
 
-// FindTrace is where charge c names order: the metadata key whose value
-// it is (order_id first, then by name), else the description around it,
-// else nowhere, and then only an amount trace can attribute the
-// service's charges.
+// FindTrace is where charge c names order: metadata[order_id], else its
+// merchant reference, else the metadata key whose value it is (by name),
+// else the description around it, else nowhere, and then only an amount
+// trace can attribute the service's charges.
 func FindTrace(c Charge, order string) Trace {
 	if c.Metadata[DefaultTrace.Metadata] == order {
 		return DefaultTrace
+	}
+	if c.Reference == order {
+		return Trace{Reference: true}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
 		if c.Metadata[k] == order {
@@ -159,8 +180,11 @@ func (tr *tracer) orderOf(req *chargeRequest) string {
 	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	if tr.trace.Amount {
+	switch {
+	case tr.trace.Amount:
 		return tr.amounts[amountKey(req.amount, req.currency)]
+	case tr.trace.Reference:
+		return req.reference
 	}
 	return tr.trace.Order(req.metadata, req.description)
 }

@@ -138,3 +138,21 @@ func TestTrace_FindTraceReadsWhereTheChargeNamesTheOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestTrace_Reference(t *testing.T) {
+	tr, err := gatewaysim.ParseTrace("reference")
+	if err != nil || !tr.Reference || tr.String() != "reference" {
+		t.Fatalf("ParseTrace(reference) = %+v, %v", tr, err)
+	}
+	if err := (gatewaysim.Trace{Reference: true, Amount: true}).Validate(); !errors.Is(err, gatewaysim.ErrInvalidTrace) {
+		t.Fatalf("reference and amount: %v, want ErrInvalidTrace", err)
+	}
+	c := gatewaysim.Charge{Reference: "ord_1", Metadata: map[string]string{"shop": "ord_1"}}
+	got := gatewaysim.FindTrace(c, "ord_1")
+	if !got.Reference || got.OrderOf(c) != "ord_1" {
+		t.Fatalf("FindTrace = %s, want reference (before other metadata keys)", got)
+	}
+	if got := gatewaysim.FindTrace(gatewaysim.Charge{Reference: "ord_1", Metadata: map[string]string{"order_id": "ord_1"}}, "ord_1"); got != gatewaysim.DefaultTrace {
+		t.Fatalf("FindTrace = %s, want metadata[order_id] first", got)
+	}
+}

@@ -22,6 +22,9 @@ func (s *Sim) write(w http.ResponseWriter, a *attempt, resp *response) {
 		key = a.key
 	}
 	s.dialect.headers(s, h, key, resp)
+	for k, v := range resp.header {
+		h.Set(k, v)
+	}
 	w.WriteHeader(resp.status)
 	_, _ = w.Write(resp.body)
 }
