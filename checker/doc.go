@@ -171,8 +171,10 @@
 //     class history.Business (a scripted decline) is a definitive answer,
 //     not a disturbance, and is ignored here and in R3.
 //   - P1 different payload refused: a mutated request never gets a 2xx,
-//     never a replay of the stored failure (the same 402), and never
-//     triggers a ledger charge of any status.
+//     never a replay of the stored failure (the same 402; a 401 or 403
+//     refuses credentials before processing and stores nothing, so two
+//     such refusals are no replay), and never triggers a ledger charge of
+//     any status.
 //   - P2 equal payload recognised: an equal request never gets 422, nor any
 //     failure that differs from the epoch's first definitive answer.
 //     Exercised only by equal bodies that differ byte for byte.
@@ -180,7 +182,7 @@
 //     another 4xx is NON-STRICT); a valid key, including the quoted form,
 //     refused with 400 is NON-STRICT too.
 //   - R2 (NON-STRICT): a mutated request refused with a status other than
-//     422 (P1 judges 2xx and replays).
+//     422 (P1 judges 2xx and replays), but 401 or 403 (its credentials).
 //   - R3 (NON-STRICT): a duplicate is a request sent while another request
 //     of its epoch was in flight. NON-STRICT: any 409 without Retry-After; a
 //     409 to a duplicate held less than max_wait × 0.5 while the owner was

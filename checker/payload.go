@@ -101,11 +101,18 @@ func accepted(o *opInfo, first *opInfo) string {
 }
 
 // replaysFailure reports whether o's failure repeats the key's stored
-// failure (other than 422, which is the right answer to a different body).
+// failure (other than 422, which is the right answer to a different body,
+// and a refusal before processing, see unprocessed).
 func replaysFailure(o, first *opInfo) bool {
-	return o.Outcome == history.Fail && o.Status != 422 && first != nil &&
+	return o.Outcome == history.Fail && o.Status != 422 && !unprocessed(o.Status) && first != nil &&
 		first.Outcome == history.Fail && first.Status == o.Status
 }
+
+// unprocessed says whether a failure status refuses a request before it is
+// processed: 401 or 403, its credentials missing or refused. Such a
+// refusal stores nothing under the key, so two requests refused alike
+// were each told about their own credentials, not given a stored answer.
+func unprocessed(status int) bool { return status == 401 || status == 403 }
 
 // p2 judges P2 equal payload recognised: a request whose body is
 // canonically equal to its key epoch's reference body must never be refused

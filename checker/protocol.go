@@ -55,7 +55,8 @@ func keyProblem(o *opInfo) string {
 
 // r2 judges R2: a different body under a used key is refused with exactly
 // 422. Another failure status is NON-STRICT (a 2xx, or a replay of the
-// stored failure, is P1's FAILED).
+// stored failure, is P1's FAILED), but for a refusal before processing
+// (401, 403: unprocessed), which says nothing about the body.
 func (ix *index) r2() CheckResult {
 	c := newCheck("R2")
 	n := 0
@@ -66,7 +67,7 @@ func (ix *index) r2() CheckResult {
 				continue
 			}
 			n++
-			if o.Outcome == history.Fail && o.Status != 422 && !replaysFailure(o, first) {
+			if o.Outcome == history.Fail && o.Status != 422 && !unprocessed(o.Status) && !replaysFailure(o, first) {
 				c.flag(NonStrict, onOp(o, "%s carried a different body than op %d and was refused with %d, not 422", opName(o), e.ref.ID, o.Status))
 			}
 		}
