@@ -16,7 +16,7 @@ type aggregate struct {
 	start      time.Time
 	firstFail  time.Duration
 	mu         sync.Mutex
-	results    []checker.Result
+	merged     checker.Merger // every example's judgement, folded in as it comes
 	violations int
 	// evidence is up to maxEvidence violations per check, each with the
 	// history of the example it was found in, so that a report draws
@@ -38,7 +38,7 @@ func (a *aggregate) progress(done bool, fn func(examples, violations int)) {
 		return
 	}
 	a.end = done
-	fn(len(a.results), a.violations)
+	fn(a.merged.Len(), a.violations)
 }
 
 // addLate judges again an example the gateway charged for after it was
@@ -70,7 +70,7 @@ const maxEvidence = 3
 func (a *aggregate) add(ex search.Example) (examples, violations int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.results = append(a.results, ex.Result)
+	a.merged.Add(ex.Result)
 	if ex.Err != nil && a.firstErr == nil {
 		a.firstErr = ex.Err
 	}
@@ -81,7 +81,7 @@ func (a *aggregate) add(ex search.Example) (examples, violations int) {
 		}
 	}
 	a.keep(ex)
-	return len(a.results), a.violations
+	return a.merged.Len(), a.violations
 }
 
 // keep records ex's violations of each check not yet shown maxEvidence
@@ -136,11 +136,11 @@ func (a *aggregate) firstFailure() time.Duration {
 func (a *aggregate) count() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.results)
+	return a.merged.Len()
 }
 
 func (a *aggregate) result() checker.Result {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return checker.Merge(a.results...)
+	return a.merged.Result()
 }

@@ -68,6 +68,12 @@ type Options struct {
 	// failure; the others end where they are, the checks they decide
 	// UNKNOWN unless they failed too, and the run skips its settle time.
 	FailFast bool
+	// Checkpoint, when set, is handed the report so far (marked
+	// incomplete) every CheckpointEvery (default DefaultCheckpointEvery)
+	// while the families run, to be written where the final report will
+	// be: a killed runner leaves its evidence.
+	Checkpoint      func(*reports.Report)
+	CheckpointEvery time.Duration
 }
 
 // Progress is reported after every example, for progress bars.
@@ -92,6 +98,9 @@ func (o *Options) defaults() {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.CheckpointEvery == 0 {
+		o.CheckpointEvery = DefaultCheckpointEvery
 	}
 	if o.ShardCount <= 0 {
 		o.ShardIndex, o.ShardCount = 1, 1
@@ -134,6 +143,7 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 	// a family that waits (TTLs, recovery windows) is not starved by a
 	// slice of the budget, and its waits overlap the others' work.
 	stopWatch := c.watchLate(ctx)
+	stopCheckpoints := c.checkpoints(ctx)
 	ctxs := make([]context.Context, len(c.families))
 	for i, fr := range c.families {
 		ctxs[i], fr.stop = context.WithCancelCause(ctx)
@@ -143,6 +153,7 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 		wg.Go(func() { defer fr.stop(nil); c.runFamily(ctxs[i], fr) })
 	}
 	wg.Wait()
+	stopCheckpoints()
 	// A run that ends before its budget lets the server's recovery
 	// window pass (within the budget) with the watch on: money the server
 	// moves after its last example (a sweeper, an outbox) is judged too.

@@ -196,13 +196,36 @@ func (r Result) Find(id string) (CheckResult, bool) {
 // level recomputed on the merged checks. Certifying a target takes the
 // merge, because no single family exercises every level.
 func Merge(results ...Result) Result {
-	var cov Coverage
-	var checks []CheckResult
+	var m Merger
 	for _, r := range results {
-		cov = cov.Add(r.Coverage)
-		checks = mergeChecks(checks, tagged(r))
+		m.Add(r)
 	}
-	return finish(checks, cov)
+	return m.Result()
+}
+
+// Merger is Merge one result at a time: a family folds each example's
+// judgement in as it comes and lets the example go, so a run's memory
+// does not grow with its length.
+type Merger struct {
+	checks []CheckResult
+	cov    Coverage
+	n      int
+}
+
+// Add folds r in.
+func (m *Merger) Add(r Result) {
+	m.cov = m.cov.Add(r.Coverage)
+	m.checks = mergeChecks(m.checks, tagged(r))
+	m.n++
+}
+
+// Len is how many results were added.
+func (m *Merger) Len() int { return m.n }
+
+// Result is the merge of every result added so far; adding more later
+// does not change it.
+func (m *Merger) Result() Result {
+	return finish(slices.Clone(m.checks), m.cov)
 }
 
 // tagged returns a copy of r's checks whose violations name r's source.

@@ -194,6 +194,13 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, RedisAppendFsync: f.redisFsync, Progress: progress.update,
 		LogDir: filepath.Join(dir, reports.LogsDir), NoGatewayIdempotency: f.gateway.off,
 		NoTimeFaults: !f.timeFaults, FailFast: f.failFast,
+		// The report so far, rewritten while the run goes on: a runner
+		// killed by its CI limit leaves every violation found until then.
+		Checkpoint: func(r *reports.Report) {
+			if _, err := reports.WriteAll(dir, r); err != nil {
+				fmt.Fprintf(stderr, "idemcheck: checkpoint to %s: %v\n", dir, err)
+			}
+		},
 	}
 	if inDocker(f.docker, tg) {
 		opts.Launch, opts.Mode = dockerLauncher(), "docker"
