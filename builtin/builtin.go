@@ -178,6 +178,8 @@ var Members = []Member{
 	{Name: "anonymous-namespace", Kind: "broken", Bug: "requests without credentials share one namespace (\"anonymous\") and no body is compared: a second client's different request under the same key gets the first one's answer",
 		Incident: "two customers of a public checkout pick the same key: the second is told it paid, with the first one's charge", Family: "tenants", Expect: []string{"P1"}, Verdict: "FAILED",
 		Protocol: &target.Protocol{Anonymous: true}},
+	{Name: "key-before-auth", Kind: "broken", Bug: "records a key before authenticating: a request refused 401 binds its key, and the same request after re-authentication is refused 422 for good",
+		Incident: "a payment sent with an expired token is refused; after re-authentication its retry with the same key is refused as another request, for good", Family: "protocol", Expect: []string{"P2"}, Verdict: "FAILED"},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},

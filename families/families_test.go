@@ -625,3 +625,35 @@ func TestTenants_WithoutCredentialsOnlyWhereTaken(t *testing.T) {
 		}
 	}
 }
+
+// TestProtocol_RefusedCredentialsBeforeRetries: some examples send the
+// payment without credentials before its retries under the same key,
+// never to a target that takes requests without credentials.
+func TestProtocol_RefusedCredentialsBeforeRetries(t *testing.T) {
+	for _, anonymous := range []bool{false, true} {
+		tg := testTarget(t, wideWindow)
+		tg.Protocol.Anonymous = anonymous
+		seen := 0
+		draw(t, "protocol", tg, func(sc scenarios.Scenario) {
+			refused := -1
+			for i, s := range sc.Steps {
+				switch {
+				case s.Send == nil:
+				case s.Send.Tenant < 0 && anonymous:
+					t.Fatalf("%s sent without credentials to a target that takes them", s.Send)
+				case s.Send.Tenant < 0:
+					refused = i
+					seen++
+				case refused >= 0 && s.Send.Key != sc.Steps[refused].Send.Key:
+					t.Fatalf("%s after the refused request: want its key %s", s.Send, sc.Steps[refused].Send.Key)
+				}
+			}
+			if refused >= 0 && refused == len(sc.Steps)-1 {
+				t.Fatalf("the refused request is not followed by its retries")
+			}
+		})
+		if !anonymous && seen == 0 {
+			t.Error("no example sent the payment without credentials first")
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(Family{Name: "protocol", Level: "L1", Rank: 60, Gen: genProtocol,
-		Doc: "missing, empty, over-long, quoted and malformed keys; sequential retries"})
+		Doc: "missing, empty, over-long, quoted and malformed keys; sequential retries, some after the same request was refused for its credentials"})
 }
 
 func genProtocol(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
@@ -26,6 +26,14 @@ func genProtocol(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario
 	// so a payment never mixes forms and the quoted one is graded on its
 	// own keys, under R1 only.
 	form = rapid.SampledFrom([]string{"", "quoted"}).Draw(t, "payment_key_form")
+	// A client whose token was refused (expired, missing) re-authenticates
+	// and sends the payment again with the same key: the refusal came
+	// before any processing and must bind nothing. Not drawn where the
+	// target takes requests without credentials: there the first attempt
+	// is a payment of its own.
+	if !tg.Protocol.Anonymous && rapid.IntRange(0, 2).Draw(t, "refused_credentials_first") == 0 {
+		b.send(scenarios.Send{ID: "unauthenticated", Client: 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: noPrincipal, Key: "k1", Order: "o1", Amount: amount, KeyForm: form, Purpose: "refused-credentials"})
+	}
 	retries := rapid.IntRange(1, 3).Draw(t, "sequential_retries")
 	for i := 0; i < retries; i++ {
 		b.send(scenarios.Send{ID: fmt.Sprintf("r%d", i), Client: 1, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"), Tenant: tenant, Key: "k1", Order: "o1", Amount: amount, KeyForm: form, Purpose: "sequential-retry"})
