@@ -3,6 +3,7 @@ package certify
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
@@ -93,7 +94,26 @@ func accounting(rc ledger.Reconciliation) checker.Result {
 	c := checker.Accounting(&history.History{Family: "run", Charges: rc.Unattributed, Complete: true})
 	c.Exercised = c.Exercised || rc.Checked > 0
 	c.Note = fmt.Sprintf("held %d ledger entries against every example's orders; %s", rc.Checked, c.Note)
+	if n := len(rc.Unjudged); n > 0 {
+		// Money moved for an order whose example the run had let go of:
+		// no history is left to judge it against, so it is neither a
+		// pass nor a failure.
+		c.Verdict = checker.Worst(c.Verdict, checker.Unknown)
+		ids := make([]string, 0, min(n, 3))
+		for _, ch := range rc.Unjudged[:min(n, 3)] {
+			ids = append(ids, fmt.Sprintf("%s (order %s)", ch.ID, ch.Order))
+		}
+		c.Note += fmt.Sprintf("; %d charges came for orders whose example had been judged more than %s before and let go, and were not judged: %s", n, rc.Retain, strings.Join(ids, ", "))
+	}
 	return checker.Result{Verdict: c.Verdict, Level: "L0", Checks: []checker.CheckResult{c}}
+}
+
+// retainOf is how long the run keeps a judged example's history to
+// judge it again with a late charge: long past the recovery window in
+// which a correct server's sweeper or retry moves money, and long enough
+// that a default run lets go of nothing.
+func retainOf(recovery time.Duration) time.Duration {
+	return max(2*time.Minute, 4*recovery)
 }
 
 // settleTime is how long a run waits after its last example before the

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/history"
@@ -25,6 +26,11 @@ type Ledger struct {
 
 	mu    sync.Mutex
 	owned map[string]*account // real order -> the example that sent it; nil until judged
+	// retain is how long a judged example's history is kept to judge it
+	// again with a late charge (SetRetain; zero: to the end of the run),
+	// and held lists the accounts still holding theirs, oldest first.
+	retain time.Duration
+	held   []*account
 }
 
 // account is what the Ledger keeps of a judged example: its recorder
@@ -35,9 +41,38 @@ type Ledger struct {
 type account struct {
 	sc       scenarios.Scenario
 	rec      *history.Recorder
-	judged   *history.History // as Run returned it; read-only
+	judged   *history.History // as Run returned it; read-only; nil once let go
 	charges  []history.Charge // judged's charges and every later one; under the Ledger's mu
 	included map[string]bool  // charge ids in charges
+	at       time.Time        // when it was judged
+}
+
+// letGo drops the account's history and charges, keeping only the ids
+// of the charges it had: a charge that comes later is known to be late.
+func (a *account) letGo() {
+	a.judged, a.rec, a.charges, a.sc = nil, nil, nil, scenarios.Scenario{Name: a.sc.Name, Family: a.sc.Family, Seed: a.sc.Seed}
+}
+
+// SetRetain makes the Ledger let go of a judged example's history d after
+// it was judged: a soak's memory does not grow with its length. A charge
+// for its orders that comes later still (a sweeper minutes on) cannot be
+// judged with its example: Reconcile reports it as Unjudged.
+func (l *Ledger) SetRetain(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.retain = d
+}
+
+// letGoLocked lets go of the accounts judged more than retain ago.
+func (l *Ledger) letGoLocked(now time.Time) {
+	if l.retain <= 0 {
+		return
+	}
+	i := 0
+	for ; i < len(l.held) && now.Sub(l.held[i].at) > l.retain; i++ {
+		l.held[i].letGo()
+	}
+	l.held = slices.Delete(l.held, 0, i)
 }
 
 // NewLedger follows ctl's events from its first retained one, and notes
@@ -76,13 +111,17 @@ func (l *Ledger) Own(order string) {
 // that h does not hold (included names those it does) are late. h is
 // finished and is never changed from here on.
 func (l *Ledger) Judged(sc scenarios.Scenario, rec *history.Recorder, h *history.History, included map[string]bool, orders []string) {
-	a := &account{sc: sc, rec: rec, judged: h, charges: slices.Clone(h.Charges), included: included}
+	a := &account{sc: sc, rec: rec, judged: h, charges: slices.Clone(h.Charges), included: included, at: time.Now()}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, o := range orders {
 		if l.owned[o] == nil {
 			l.owned[o] = a
 		}
+	}
+	if l.retain > 0 {
+		l.held = append(l.held, a)
+		l.letGoLocked(a.at)
 	}
 }
 
@@ -95,6 +134,12 @@ type Reconciliation struct {
 	// after they were judged (a sweeper, a late recovery), each with a new
 	// history holding that charge: judge them again.
 	Rejudge []Late
+	// Retain is how long a judged example's history was kept (SetRetain).
+	Retain time.Duration
+	// Unjudged are succeeded charges for orders whose example had been
+	// let go (SetRetain) before they came: they cannot be judged with
+	// their example.
+	Unjudged []history.Charge
 	// Unattributed is money the harness cannot account for: a charge
 	// naming no order where the run traces money, or an order no example sent.
 	Unattributed []history.Charge
@@ -126,6 +171,7 @@ func (l *Ledger) Reconcile(ctx context.Context) (Reconciliation, error) {
 	rc.Checked = len(charges) - len(l.before)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	rc.Retain = l.retain
 	late := lateCharges{}
 	for _, c := range charges {
 		if l.before[c.ID] {
@@ -134,6 +180,12 @@ func (l *Ledger) Reconcile(ctx context.Context) (Reconciliation, error) {
 		a, sent := l.owned[c.OrderID]
 		if c.OrderID == "" || !sent {
 			rc.Unattributed = append(rc.Unattributed, ledgerCharge(c, nil))
+			continue
+		}
+		if a != nil && a.judged == nil && !a.included[c.ID] {
+			if c.Succeeded() {
+				rc.Unjudged = append(rc.Unjudged, ledgerCharge(c, nil))
+			}
 			continue
 		}
 		late.add(a, c.ID, func() history.Charge { return ledgerCharge(c, a.rec) })
@@ -159,6 +211,9 @@ func (l *Ledger) WatchLate(ctx context.Context, fn func(Late)) {
 		late := lateCharges{}
 		for _, ev := range evs {
 			a := l.owned[ev.OrderID]
+			if a != nil && a.judged == nil {
+				continue // let go: Reconcile reports it
+			}
 			late.add(a, ev.ChargeID, func() history.Charge { c, _ := ChargeOf(ev, a.rec); return c })
 		}
 		examples := late.examples()
