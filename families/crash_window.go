@@ -40,7 +40,11 @@ func init() {
 // family's requests at the gate until then (max_wait 10s: a second wave
 // started 23s before the end was cut, and the run ended 5s late).
 func waveTime(tg *target.Target) time.Duration {
-	return MaxGatewayLatency(tg) + min(waveStrikes, max(history.WaveRoom(tg.Policy), 0)) + tg.Policy.RecoveryWindow
+	w := history.WaveFor(tg.StoreNames(), tg.Policy)
+	if !w.Recovers {
+		return MaxGatewayLatency(tg) + w.RetryAt
+	}
+	return MaxGatewayLatency(tg) + min(waveStrikes, max(w.Room, 0)) + tg.Policy.RecoveryWindow
 }
 
 // genCrash draws a crash wave: every point of history.CrashWave the
@@ -48,8 +52,10 @@ func waveTime(tg *target.Target) time.Duration {
 // 1 to MaxStrikes payments of its own (one when it restarts a replica),
 // so that a single example (one recovery window) covers every point,
 // whatever the seed. A point whose one strike does not fit the policy's
-// room (history.WaveRoom) is left out (target.CrashPointsLeftOut names
-// it); when the others' first strikes do not all fit the room together,
+// room (history.WaveFor) is left out (target.CrashPointsLeftOut names
+// it), and when not even one strike leaves room for the recovery window
+// before the final retries, they are sent inside the promise all the
+// same (CrashPayment.Within), M6 judging what it can; when the others' first strikes do not all fit the room together,
 // they are struck in a drawn order, so that the run's waves between them
 // cover every point that fits. Each payment's strike begins only while
 // the room still holds it (CrashPayment.By, measured by the runner as
@@ -62,8 +68,8 @@ func waveTime(tg *target.Target) time.Duration {
 // wave is shrunk by rapid (fewer payments per point) and then re-played
 // with only the payments that failed (Solo).
 func genCrash(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
-	points := history.CrashWaveFor(tg.StoreNames())
-	room := history.WaveRoom(tg.Policy)
+	w := history.WaveFor(tg.StoreNames(), tg.Policy)
+	points, room := w.Points, w.Room
 	var pays []scenarios.CrashPayment
 	pay := func(cp history.CrashPoint) {
 		pays = append(pays, scenarios.CrashPayment{Point: cp.Name,
@@ -72,9 +78,10 @@ func genCrash(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
 			Amount:  drawAmount(t),
 			Early:   rapid.IntRange(0, 1).Draw(t, "early_retries"),
 			Final:   rapid.IntRange(0, replicas-1).Draw(t, "final_replica"),
-			By:      max(room-cp.Cost, time.Nanosecond)}) // zero would mean no bound
+			By:      max(room-cp.Cost, time.Nanosecond), // zero would mean no bound
+			Within:  w.RetryAt})
 	}
-	if singles(points) <= room {
+	if len(w.Out) == 0 && singles(points) <= room {
 		for _, cp := range points {
 			for range drawStrikes(t, cp) {
 				pay(cp)
@@ -86,12 +93,10 @@ func genCrash(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
 	more := make([]int, len(order))
 	for i, cp := range order {
 		more[i] = drawStrikes(t, cp) - 1
-		if cp.Cost <= room {
-			pay(cp)
-		}
+		pay(cp)
 	}
 	for i, cp := range order {
-		for ; more[i] > 0 && cp.Cost <= room; more[i]-- {
+		for ; more[i] > 0; more[i]-- {
 			pay(cp)
 		}
 	}
@@ -137,7 +142,7 @@ func CrashWave(pays []scenarios.CrashPayment) scenarios.Scenario {
 		}
 	}
 	b.waitAll()
-	b.wait(scenarios.Wait{Recovery: true})
+	b.wait(scenarios.Wait{Recovery: true, Within: pays[0].Within})
 	for i, pay := range pays {
 		b.send(scenarios.Send{ID: fmt.Sprintf("final%d", i), Client: i, Replica: pay.Final, Tenant: pay.Tenant, Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: "retry-after-recovery", Async: true, Converge: true})
 	}

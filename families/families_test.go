@@ -239,12 +239,12 @@ func TestFamilies_DrawDeclines(t *testing.T) {
 	}
 }
 
-// TestCrashWindow_RefusedWhenRecoveryOutlastsPromise: a crash-window
-// retry must land inside the promise; a
-// target whose recovery window cannot fit is refused for that family,
-// with file:line and what to change, and only for it.
-func TestCrashWindow_RefusedWhenRecoveryOutlastsPromise(t *testing.T) {
-	tg, err := target.Parse("short.yaml", []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 2s\n  recovery_window: 30s\n"))
+// TestCrashWindow_RefusedWhenNoStrikeFitsThePromise: a crash-window
+// retry must land inside the promise; a target whose promise leaves no
+// room for a single strike before it is refused for that family, with
+// file:line and what to change, and only for it.
+func TestCrashWindow_RefusedWhenNoStrikeFitsThePromise(t *testing.T) {
+	tg, err := target.Parse("short.yaml", []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1s\n  recovery_window: 30s\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,6 +543,9 @@ func TestCrashWindow_StrikesThePointsThatFit(t *testing.T) {
 		for _, pay := range sc.Wave {
 			struck[pay.Point]++
 			cp, _ := history.CrashPointNamed(pay.Point)
+			if pay.Within != 0 {
+				t.Fatalf("payment at %s: final retry within %s, want after the recovery window", pay.Point, pay.Within)
+			}
 			if pay.By != max(room-cp.Cost, time.Nanosecond) {
 				t.Fatalf("payment at %s: by %s, want the room %s less its cost %s", pay.Point, pay.By, room, cp.Cost)
 			}
@@ -656,4 +659,41 @@ func TestProtocol_RefusedCredentialsBeforeRetries(t *testing.T) {
 			t.Error("no example sent the payment without credentials first")
 		}
 	}
+}
+
+// TestCrashWindow_RetriesInsideThePromiseWhenRecoveryDoesNotFit: a
+// recovery window as long as the promise (ttl, retry_window and
+// recovery_window 10s) leaves no room for it before the final retries,
+// and the waves are played all the same: every point struck, the recovery
+// wait ended inside the promise (Within: the promise less its band and
+// the margin), so that M1, M3 and M4 judge every payment.
+func TestCrashWindow_RetriesInsideThePromiseWhenRecoveryDoesNotFit(t *testing.T) {
+	pol := target.Policy{TTL: 10 * time.Second, RetryWindow: 10 * time.Second, RecoveryWindow: 10 * time.Second, MaxWait: time.Second}
+	tg := testTarget(t, pol)
+	tg.Needs = []string{"postgres"}
+	if err := tg.CrashWindowFits(); err != nil {
+		t.Fatal(err)
+	}
+	within := pol.Promise() - pol.Band() - history.WaveMargin
+	draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
+		points := map[string]bool{}
+		for _, pay := range sc.Wave {
+			points[pay.Point] = true
+		}
+		if len(points) != len(history.CrashWaveFor(tg.StoreNames())) {
+			t.Fatalf("struck %v, want every point", points)
+		}
+		waits := 0
+		for _, s := range sc.Steps {
+			if s.Wait != nil && s.Wait.Recovery {
+				waits++
+				if s.Wait.Within != within {
+					t.Fatalf("recovery wait within %s, want %s", s.Wait.Within, within)
+				}
+			}
+		}
+		if waits != 1 {
+			t.Fatalf("%d recovery waits, want 1", waits)
+		}
+	})
 }

@@ -114,34 +114,67 @@ func LongestWave(stores []string) time.Duration {
 // margin need not cover a whole wave's overrun.
 const WaveMargin = time.Second
 
-// WaveRoom is how long a crash wave's strikes may take under policy p:
-// every payment's final retry comes after all the wave's strikes and one
-// recovery window, and must land inside the first payment's promise,
-// clear of its end's band, WaveMargin to spare. A point whose one strike
-// costs more is out of the policy's room (OutOfRoom); zero or less, no
-// point fits at all.
-func WaveRoom(p Policy) time.Duration {
-	return p.Promise() - p.RecoveryWindow - p.Band() - WaveMargin
+// RetryBy is how long after a wave's first request its final retries
+// are sent at the latest: inside the first payment's promise, clear of
+// its end's band, WaveMargin to spare.
+func RetryBy(p Policy) time.Duration { return p.Promise() - p.Band() - WaveMargin }
+
+// WaveRoom is how long a crash wave's strikes may take under policy p
+// with the recovery window between them and the final retries (RetryBy):
+// then M6 judges every payment. Zero or less: not even the cheapest
+// strike leaves room for the recovery window.
+func WaveRoom(p Policy) time.Duration { return RetryBy(p) - p.RecoveryWindow }
+
+// Wave is how a crash wave fits a policy: how long its strikes may take
+// (Room), and, when the recovery window does not fit after a single
+// strike (Recovers false), that the final retries are sent at RetryBy
+// all the same: M1, M3 and M4 judge every struck payment, and M6 those
+// whose retry got a definitive answer (one still indeterminate before
+// the window passed is UNKNOWN, naming the policy value that covers it).
+// Points is what it may strike: the target's points whose one strike
+// fits Room; Out, the others.
+type Wave struct {
+	Room     time.Duration
+	Recovers bool
+	Points   []CrashPoint
+	Out      []CrashPoint
+	RetryAt  time.Duration // when the final retries go, after the first request: RetryBy when !Recovers, else 0 (after the recovery window)
 }
 
-// OutOfRoom is the points of a target with these stores that policy p
-// leaves no room to strike (WaveRoom), in table order.
-func OutOfRoom(stores []string, p Policy) []CrashPoint {
-	room := WaveRoom(p)
-	var out []CrashPoint
+// WaveFor fits a crash wave of a target with these stores to policy p:
+// with the recovery window before the final retries when some point
+// fits that room (WaveRoom), else with the final retries at RetryBy
+// when some point fits that; no Points when none fits either.
+func WaveFor(stores []string, p Policy) Wave {
+	w := Wave{Room: WaveRoom(p), Recovers: true}
+	if !anyFits(CrashWaveFor(stores), w.Room) {
+		w = Wave{Room: RetryBy(p), RetryAt: RetryBy(p)}
+	}
 	for _, cp := range CrashWaveFor(stores) {
-		if cp.Cost > room {
-			out = append(out, cp)
+		if cp.Cost <= w.Room {
+			w.Points = append(w.Points, cp)
+		} else {
+			w.Out = append(w.Out, cp)
 		}
 	}
-	return out
+	return w
+}
+
+func anyFits(points []CrashPoint, room time.Duration) bool {
+	for _, cp := range points {
+		if cp.Cost <= room {
+			return true
+		}
+	}
+	return false
 }
 
 // RoomFor is the least promise (max(ttl, retry_window)) that leaves a
-// wave room for strikes taking d, and the most recovery window that
-// does under p: the policy values a report names for what did not fit.
+// wave room for strikes taking d and the recovery window after them, and
+// the most recovery window that does under p: the policy values a report
+// names for what did not fit.
 func RoomFor(p Policy, d time.Duration) (promise, recovery time.Duration) {
-	return d + p.RecoveryWindow + p.Band() + WaveMargin, p.Promise() - d - p.Band() - WaveMargin
+	return d + p.RecoveryWindow + p.Band() + WaveMargin, RetryBy(p) - d
 }
 
 // StoreFault says whether f cut a replica off one of its stores (a fault on

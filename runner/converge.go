@@ -92,7 +92,7 @@ func (p *execution) retry(ctx context.Context, req client.Request, deadline time
 		}
 		if op.Outcome != history.Info {
 			quiet := p.quietAt()
-			if !sent.Before(quiet) || requiet == maxQuietRetries || p.sleepUntil(ctx, quiet) != nil {
+			if p.pastPromise(quiet) || !sent.Before(quiet) || requiet == maxQuietRetries || p.sleepUntil(ctx, quiet) != nil {
 				return op
 			}
 			requiet++

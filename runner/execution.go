@@ -39,6 +39,11 @@ type execution struct {
 	seen     map[string]int
 	included map[string]bool // own: charge ids in the recorder
 	strikes  strikes         // own: the crash-wave strikes left out (strike.go)
+	// retryBy is when a crash wave whose recovery window does not fit
+	// before its final retries sends them at the latest (Wait.Within;
+	// zero otherwise): set by the example's goroutine before it starts
+	// the final sends, read by them (pastPromise).
+	retryBy time.Time
 
 	mu     sync.Mutex
 	orders map[string]bool           // real order ids this example sent (mu)

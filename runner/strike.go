@@ -97,3 +97,12 @@ func describe(status int, err string) string {
 	}
 	return fmt.Sprintf("status %d", status)
 }
+
+// pastPromise says whether the environment is quiet (every fault healed
+// and the recovery window passed) only after a crash wave's final
+// retries were due inside the promise (retryBy): a definitive answer
+// sent before then stands, for a try sent once quiet would land past the
+// promise, in another epoch of its key.
+func (p *execution) pastPromise(quiet time.Time) bool {
+	return !p.retryBy.IsZero() && quiet.After(p.retryBy)
+}

@@ -18,9 +18,13 @@ import (
 // waveRunner starts the test server with env (its TESTSERVER_* knobs)
 // under a policy with a short recovery window, and returns a Runner on it.
 func waveRunner(t *testing.T, env map[string]string) *runner.Runner {
+	return waveRunnerUnder(t, env, target.Policy{TTL: time.Hour, RecoveryWindow: 500 * time.Millisecond, MaxWait: time.Second})
+}
+
+func waveRunnerUnder(t *testing.T, env map[string]string, pol target.Policy) *runner.Runner {
 	t.Helper()
 	tg := harnesstest.Target(t, false, env)
-	tg.Policy = target.Policy{TTL: time.Hour, RecoveryWindow: 500 * time.Millisecond, MaxWait: time.Second}
+	tg.Policy = pol
 	e, tg := harnesstest.StartPrepared(t, tg, harness.Options{Replicas: 1})
 	r := runner.New(runner.Config{Env: e, Target: tg, RunID: "wv", StopEarly: checker.MovedMoneyWrongly})
 	t.Cleanup(r.Close)
@@ -103,5 +107,26 @@ func TestRun_PaymentLeftOutPastItsRoom(t *testing.T) {
 	}
 	if n := checker.Check(h).Coverage.CrashPoints["fail-before-charge"]; n != 1 {
 		t.Errorf("fail-before-charge reached for %d payments, want 1", n)
+	}
+}
+
+// TestRun_FinalRetriesInsideThePromise: when the policy leaves no room
+// for the recovery window before a wave's final retries (Within), they
+// are sent when Within has passed since the wave's first request, not a
+// recovery window (here a minute) after its last heal.
+func TestRun_FinalRetriesInsideThePromise(t *testing.T) {
+	r := waveRunnerUnder(t, nil, target.Policy{TTL: time.Hour, RecoveryWindow: time.Minute, MaxWait: time.Second})
+	within := 800 * time.Millisecond
+	wave := families.CrashWave([]scenarios.CrashPayment{{Point: "charge-then-fail", Amount: 1250, By: time.Hour, Within: within}})
+	h := playComplete(t, r, wave)
+	ops := opsOf(h, "o0")
+	final := ops[len(ops)-1]
+	if final.Purpose != "retry-after-recovery" || final.Status != 201 {
+		t.Fatalf("last op %d %s answered %d, want the retry after recovery charged", final.ID, final.Purpose, final.Status)
+	}
+	// Within counts from when the first request was sent, a moment before
+	// the client stamps it.
+	if at := final.Invoke - ops[0].Invoke; at < within-100*time.Millisecond || at > within+5*time.Second {
+		t.Errorf("final retry sent %s after the first request, want at %s, well before the recovery window", at, within)
 	}
 }

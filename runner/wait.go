@@ -31,7 +31,11 @@ func (p *execution) wait(ctx context.Context, w scenarios.Wait) error {
 		// ready, a foreign fault healed), not from the end of the
 		// requests sent since.
 		p.recovering = cmp.Or(p.quietFrom(), time.Now())
-		return p.sleepUntil(ctx, p.recovering.Add(p.recoveryWindow()))
+		end := p.recovering.Add(p.recoveryWindow())
+		if by := p.started().Add(w.Within); w.Within > 0 && by.Before(end) {
+			end, p.retryBy = by, by // the final retries go inside the promise, the window passed or not
+		}
+		return p.sleepUntil(ctx, end)
 	}
 	return p.sleepUntil(ctx, time.Now().Add(w.For))
 }

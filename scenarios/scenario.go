@@ -137,6 +137,11 @@ type Wait struct {
 	// the payment is judged without it; without OrAnswered, a hold that
 	// never comes is an error of the scenario.
 	OrAnswered string `yaml:"or_answered,omitempty"`
+	// Within ends a Recovery wait this long after the example's first
+	// request at the latest, the window passed or not: a crash wave whose
+	// policy leaves no room for the window before its final retries sends
+	// them inside the promise all the same, and M6 judges what it can.
+	Within time.Duration `yaml:"within,omitempty"`
 }
 
 // Fault injects a fault; Heal with its ID removes it.
@@ -266,6 +271,8 @@ func (w Wait) String() string {
 		return "wait charge " + w.Charge
 	case w.TTL != 0:
 		return fmt.Sprintf("wait %gxTTL", w.TTL)
+	case w.Recovery && w.Within > 0:
+		return "wait recovery-window within " + w.Within.String()
 	case w.Recovery:
 		return "wait recovery-window"
 	}
@@ -325,4 +332,8 @@ type CrashPayment struct {
 	// request (Step.Before): the wave's room less its cost; zero, no
 	// bound.
 	By time.Duration
+	// Within, when set, is when the wave's final retries go at the
+	// latest, after its first request (Wait.Within): the policy leaves no
+	// room for the recovery window before them (history.Wave.RetryAt).
+	Within time.Duration
 }

@@ -11,56 +11,75 @@ import (
 
 // CrashWindowFits says whether a crash wave can strike at least one of
 // the target's crash points and still send every payment's final retry
-// (after the wave's strikes and the recovery window) inside the promise,
-// clear of its end's band (history.WaveRoom). A retry past the promise
-// opens a new epoch, where a crash-induced second charge is outside every
-// promise and proves nothing, so a target whose policy leaves no point
-// room is refused for that family with what to change. A policy that
-// leaves room for some points only is played: the wave strikes those
-// (CrashPointsLeftOut names the others). Its error is a
-// *yamlfile.FieldError on policy.recovery_window.
+// inside the promise, clear of its end's band (history.WaveFor). A retry
+// past the promise opens a new epoch, where a crash-induced second charge
+// is outside every promise and proves nothing, so a target whose policy
+// leaves no point room is refused for that family with what to change.
+// A policy that leaves room for some points only is played: the wave
+// strikes those, and CrashPointsLeftOut names the others (and says so
+// when the recovery window does not fit before the final retries). Its
+// error is a *yamlfile.FieldError on policy.recovery_window.
 func (t *Target) CrashWindowFits() error {
 	p := t.Policy
-	points := history.CrashWaveFor(t.StoreNames())
-	if len(history.OutOfRoom(t.StoreNames(), p)) < len(points) {
+	if len(history.WaveFor(t.StoreNames(), p).Points) > 0 {
 		return nil
 	}
+	points := history.CrashWaveFor(t.StoreNames())
 	cheapest := points[0].Cost
 	for _, cp := range points {
 		cheapest = min(cheapest, cp.Cost)
 	}
-	promise, recovery := history.RoomFor(p, cheapest)
-	msg := fmt.Sprintf("no crash point fits: a crash-window retry after the shortest strike (%s) and the recovery window (%s), with %s to spare, lands %s after the first request, past the promise max(ttl, retry_window) = %s less its %s boundary band: set policy.retry_window to at least %s",
-		cheapest, p.RecoveryWindow, history.WaveMargin, cheapest+p.RecoveryWindow+history.WaveMargin, p.Promise(), p.Band(), promise)
-	if recovery > 0 {
-		msg += fmt.Sprintf(", or shorten policy.recovery_window to at most %s", recovery)
-	}
+	msg := fmt.Sprintf("no crash point fits: a crash-window retry after the shortest strike (%s), with %s to spare, lands %s after the first request, past the promise max(ttl, retry_window) = %s less its %s boundary band: set policy.retry_window to at least %s",
+		cheapest, history.WaveMargin, cheapest+history.WaveMargin, p.Promise(), p.Band(), cheapest+history.WaveMargin+p.Band())
 	return bad("policy.recovery_window", "%s", msg)
 }
 
-// CrashPointsLeftOut says which of the target's crash points its policy
-// leaves no room to strike (history.OutOfRoom) and what would: "" when
-// every point fits. A crash wave strikes the others; L4 needs them all.
+// CrashPointsLeftOut says what a crash wave cannot show under the
+// target's policy (history.WaveFor) and what would: the crash points it
+// leaves no room to strike, and, when the recovery window does not fit
+// between the strikes and the final retries, that M6 judges only the
+// payments whose retry got a definitive answer. "" when the whole wave
+// fits. A crash wave strikes the other points; L4 needs them all.
 func (t *Target) CrashPointsLeftOut() string {
 	p := t.Policy
-	out := history.OutOfRoom(t.StoreNames(), p)
-	if len(out) == 0 {
-		return ""
+	w := history.WaveFor(t.StoreNames(), p)
+	var notes []string
+	if !w.Recovers {
+		promise, _ := history.RoomFor(p, cheapestOf(w.Points))
+		notes = append(notes, fmt.Sprintf("the recovery window (%s) does not fit between a strike and the final retries, which go %s after the first request, inside the promise %s less its %s band: M6 judges only the payments whose retry got a definitive answer, and one still indeterminate is UNKNOWN; policy.retry_window %s lets it judge them all",
+			p.RecoveryWindow, w.RetryAt, p.Promise(), p.Band(), promise))
 	}
-	var names []string
-	var longest time.Duration
-	for _, cp := range out {
-		names = append(names, fmt.Sprintf("%s (a %s strike)", cp.Name, cp.Cost))
-		longest = max(longest, cp.Cost)
+	if len(w.Out) > 0 {
+		var names []string
+		var longest time.Duration
+		for _, cp := range w.Out {
+			names = append(names, fmt.Sprintf("%s (a %s strike)", cp.Name, cp.Cost))
+			longest = max(longest, cp.Cost)
+		}
+		msg := fmt.Sprintf("crash points not struck: %s: the policy leaves a wave %s for its strikes", strings.Join(names, ", "), w.Room)
+		if w.Recovers {
+			promise, recovery := history.RoomFor(p, longest)
+			msg += fmt.Sprintf(" (the promise %s less the recovery window %s, the %s band and %s to spare); policy.retry_window %s strikes them", p.Promise(), p.RecoveryWindow, p.Band(), history.WaveMargin, promise)
+			if recovery > 0 {
+				msg += fmt.Sprintf(", or policy.recovery_window %s", recovery)
+			}
+		} else {
+			msg += fmt.Sprintf(" (the promise %s less the %s band and %s to spare); policy.retry_window %s strikes them", p.Promise(), p.Band(), history.WaveMargin, longest+p.Band()+history.WaveMargin)
+		}
+		notes = append(notes, msg)
 	}
-	promise, recovery := history.RoomFor(p, longest)
-	msg := fmt.Sprintf("crash points not struck: %s: the policy leaves a wave %s for its strikes (the promise %s less the recovery window %s, the %s band and %s to spare)",
-		strings.Join(names, ", "), max(history.WaveRoom(p), 0), p.Promise(), p.RecoveryWindow, p.Band(), history.WaveMargin)
-	msg += fmt.Sprintf("; policy.retry_window %s strikes them", promise)
-	if recovery > 0 {
-		msg += fmt.Sprintf(", or policy.recovery_window %s", recovery)
+	return strings.Join(notes, "; ")
+}
+
+// cheapestOf is the shortest strike among points (zero for none).
+func cheapestOf(points []history.CrashPoint) time.Duration {
+	var d time.Duration
+	for i, cp := range points {
+		if i == 0 || cp.Cost < d {
+			d = cp.Cost
+		}
 	}
-	return msg
+	return d
 }
 
 // Refuse places a validation error of t (a *yamlfile.FieldError such as

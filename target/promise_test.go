@@ -50,15 +50,18 @@ func TestRefuse_BuiltIn(t *testing.T) {
 	}
 }
 
-// A crash wave is played when the cheapest point's one strike, the
-// recovery window, the band and the wave's margin fit inside the
-// promise: exactly fitting is enough, a millisecond short is refused.
-func TestCrashWindowFits_CheapestStrikeAndRecoveryWindow(t *testing.T) {
-	pol := target.Policy{TTL: 2 * time.Second, RecoveryWindow: 5 * time.Second}
-	pol.RetryWindow = 100*time.Millisecond + pol.RecoveryWindow + pol.Band() + history.WaveMargin
+// A crash wave is played when the cheapest point's one strike, the band
+// and the wave's margin fit inside the promise, the recovery window or
+// not: exactly fitting is enough, a millisecond short is refused.
+func TestCrashWindowFits_CheapestStrikeInsideThePromise(t *testing.T) {
+	pol := target.Policy{TTL: time.Second, RecoveryWindow: 5 * time.Second}
+	pol.RetryWindow = 100*time.Millisecond + pol.Band() + history.WaveMargin
 	tg := &target.Target{Name: "x", Policy: pol}
 	if err := tg.CrashWindowFits(); err != nil {
 		t.Errorf("exactly fitting: %v", err)
+	}
+	if note := tg.CrashPointsLeftOut(); !strings.Contains(note, "M6 judges only the payments whose retry got a definitive answer") {
+		t.Errorf("a recovery window longer than the promise, not said: %q", note)
 	}
 	tg.Policy.RetryWindow -= time.Millisecond
 	if err := tg.CrashWindowFits(); err == nil {
