@@ -20,8 +20,10 @@
 // body, the order under metadata.order_id. own_shape.go: a request shape
 // of its own (a path with the order, a form body). redis_store.go: the keys in
 // Redis (reference/redisstore). mysql_store.go: the keys in MySQL
-// (reference/mysqlstore). garden.go: the registry and the shared
-// wrapper.
+// (reference/mysqlstore). order_in_path.go: the order in the path only
+// (zoo.OrderInPath). anonymous_shared.go: requests without credentials
+// taken into one shared namespace (zoo.Anonymous). garden.go: the
+// registry and the shared wrapper.
 //
 // builtin.Members (kind "garden") says which family exercises each choice;
 // the self-validation test holds the garden to "never FAILED".

@@ -40,6 +40,13 @@
 // replay_as_409.go (check-then-act answering a finished key 409) and
 // lock_wait_500.go (the reference, a duplicate in flight answered 500).
 //
+// Identity of public incidents, at the HTTP edge: route_template_key.go
+// (a key bound to the route template, behind OrderInPath,
+// order_in_path.go, which serves the order in the path only),
+// anonymous.go (Anonymous: requests without credentials in one
+// namespace, and anonymous-namespace, which compares no body) and
+// key_before_auth.go (a key recorded before authentication).
+//
 // builtin.Members says which scenario family finds each bug and which
 // check it must fail; the self-validation test holds the zoo to it.
 package zoo
