@@ -46,12 +46,7 @@ func (a anonymous) Handler() http.Handler {
 var anonymousNamespace = Variant{
 	Name: "anonymous-namespace",
 	Bug:  "requests without credentials share one namespace (\"anonymous\") and no body is compared: a second client's different request under the same key gets the first one's answer",
-	New: func(cfg reference.Config) (Server, error) {
-		s, err := reference.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		s.SetHooks(reference.Hooks{Request: func(req *reference.ChargeRequest) { req.Fingerprint = []byte("any body") }})
-		return Anonymous(s), nil
-	},
+	New: serving(func(s *reference.Server) Server { return Anonymous(s) }, func(*reference.Server) reference.Hooks {
+		return reference.Hooks{Request: func(req *reference.ChargeRequest) { req.Fingerprint = []byte("any body") }}
+	}),
 }

@@ -27,13 +27,7 @@ const refusedNamespace = "unauthenticated"
 var keyBeforeAuth = Variant{
 	Name: "key-before-auth",
 	Bug:  "records a key before authenticating: a request refused 401 binds its key, and the same request after re-authentication is refused 422 for good",
-	New: func(cfg reference.Config) (Server, error) {
-		s, err := reference.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return keyBeforeAuthServer{s}, nil
-	},
+	New:  serving(func(s *reference.Server) Server { return keyBeforeAuthServer{s} }, nil),
 }
 
 // keyBeforeAuthServer is key-before-auth's server.

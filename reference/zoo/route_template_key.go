@@ -23,16 +23,9 @@ import (
 var routeTemplateKey = Variant{
 	Name: "route-template-key",
 	Bug:  "binds a key to the route template and the body, not the concrete path: the same key and body for another order replays the first order's charge",
-	New: func(cfg reference.Config) (Server, error) {
-		s, err := reference.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		s.SetHooks(reference.Hooks{Request: func(req *reference.ChargeRequest) {
-			req.Fingerprint = templateFingerprint(req.Canonical)
-		}})
-		return OrderInPath(s), nil
-	},
+	New: serving(OrderInPath, func(*reference.Server) reference.Hooks {
+		return reference.Hooks{Request: func(req *reference.ChargeRequest) { req.Fingerprint = templateFingerprint(req.Canonical) }}
+	}),
 }
 
 // templateFingerprint fingerprints a charge body under the route template,

@@ -84,6 +84,22 @@ func hooked(hooks func(s *reference.Server) reference.Hooks) func(reference.Conf
 	}
 }
 
+// serving builds a variant that is the reference behind serve (a wrapper
+// of its handler at the HTTP edge), with the overrides hooks gives (nil:
+// none).
+func serving(serve func(*reference.Server) Server, hooks func(*reference.Server) reference.Hooks) func(reference.Config) (Server, error) {
+	return func(cfg reference.Config) (Server, error) {
+		s, err := reference.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if hooks != nil {
+			s.SetHooks(hooks(s))
+		}
+		return serve(s), nil
+	}
+}
+
 // withoutSweeper builds a variant that runs no background sweeper.
 func withoutSweeper(build func(reference.Config) (Server, error)) func(reference.Config) (Server, error) {
 	return func(cfg reference.Config) (Server, error) {
