@@ -59,8 +59,12 @@ const DefaultParallel = 4
 // not run or an example could not be played to its end.
 func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	fam, agg, opts, deadline := fr.fam, fr.agg, c.opts, c.deadline
-	if opts.NoGatewayIdempotency && fam.Crashes {
-		fr.notJudged("not run (--gateway-idempotency off): " + checker.NoProviderIdempotency)
+	if !gatewayIdempotent(c.tg, opts.NoGatewayIdempotency) && fam.Crashes {
+		why := "--gateway-idempotency off"
+		if !opts.NoGatewayIdempotency {
+			why = "gateway.provider: " + c.tg.Gateway.Provider
+		}
+		fr.notJudged("not run (" + why + "): " + checker.NoProviderIdempotency)
 		return
 	}
 	if fam.Fits != nil {

@@ -7,7 +7,8 @@ import (
 )
 
 // GatewayConfig is the gateway simulator's configuration for tg. The
-// gateway remembers keys as Stripe does, for a key TTL compressed like the
+// gateway speaks the provider profile the target names (gateway.provider,
+// default stripe) and remembers keys for a key TTL compressed like the
 // target's own (history.Policy.GatewayKeyTTL: the provider's share of the
 // test-mode promise, when the target declares a production promise that
 // outlives its provider's key lifetime; else the whole promise), so that
@@ -15,18 +16,31 @@ import (
 // is seen double-charging a late retry it promised to cover. A correct
 // server may re-send its own request to learn what the gateway decided
 // (docs/protocol.md), which needs a gateway that replays. off models a
-// provider without idempotency (--gateway-idempotency off): the gateway
-// ignores Idempotency-Key. The caller sets Seed and Logger; everything
-// else is here.
+// provider without idempotency (--gateway-idempotency off), as the
+// profile none does: the gateway ignores the key. The caller sets Seed
+// and Logger; everything else is here.
 func GatewayConfig(tg *target.Target, off bool) gatewaysim.Config {
-	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL(tg.StoreNames()), NoIdempotency: off}
+	provider := tg.Gateway.Provider
+	if provider == gatewaysim.ProviderStripe {
+		provider = ""
+	}
+	return gatewaysim.Config{IdempotencyTTL: tg.Policy.GatewayKeyTTL(tg.StoreNames()), Provider: provider,
+		NoIdempotency: off || provider == gatewaysim.ProviderNone}
 }
 
 // GatewayRecord is what every history of a run records of the gateway's
-// configuration: how long it kept keys, or that it kept none.
+// configuration: the provider profile (none recorded for stripe, as in
+// every history before profiles), and how long it kept keys, or that it
+// kept none.
 func GatewayRecord(cfg gatewaysim.Config) history.Gateway {
 	if cfg.NoIdempotency {
-		return history.Gateway{NoIdempotency: true}
+		return history.Gateway{NoIdempotency: true, Provider: cfg.Provider}
 	}
-	return history.Gateway{KeyTTL: cfg.IdempotencyTTL}
+	return history.Gateway{KeyTTL: cfg.IdempotencyTTL, Provider: cfg.Provider}
+}
+
+// gatewayIdempotent says whether the run's gateway keeps keys at all: not
+// with --gateway-idempotency off nor under the profile none.
+func gatewayIdempotent(tg *target.Target, off bool) bool {
+	return !GatewayConfig(tg, off).NoIdempotency
 }

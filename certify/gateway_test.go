@@ -54,3 +54,30 @@ func TestGatewayConfig_Off(t *testing.T) {
 		t.Errorf("recorded %+v", rec)
 	}
 }
+
+// The target's provider reaches the simulator (in process and as the
+// --provider flag of a container) and every history; stripe is recorded
+// as nothing, as before profiles.
+func TestGatewayConfig_Provider(t *testing.T) {
+	tg := gatewayTarget(target.Production{})
+	tg.Gateway = target.Gateway{Provider: "checkout", API: "payments"}
+	cfg := certify.GatewayConfig(tg, false)
+	if cfg.Provider != "checkout" || cfg.NoIdempotency || !strings.Contains(strings.Join(cfg.Args(), " "), "--provider=checkout") {
+		t.Errorf("checkout: %+v, args %q", cfg, cfg.Args())
+	}
+	if rec := certify.GatewayRecord(cfg); rec.Provider != "checkout" || rec.KeyTTL != cfg.IdempotencyTTL {
+		t.Errorf("recorded %+v", rec)
+	}
+	tg.Gateway = target.Gateway{Provider: "stripe", API: "charges"}
+	if cfg := certify.GatewayConfig(tg, false); cfg.Provider != "" || len(cfg.Args()) != 1 {
+		t.Errorf("stripe: %+v, args %q", cfg, cfg.Args())
+	}
+	tg.Gateway = target.Gateway{Provider: "none", API: "charges"}
+	cfg = certify.GatewayConfig(tg, false)
+	if !cfg.NoIdempotency {
+		t.Errorf("none keeps keys: %+v", cfg)
+	}
+	if rec := certify.GatewayRecord(cfg); rec != (history.Gateway{NoIdempotency: true, Provider: "none"}) {
+		t.Errorf("recorded %+v", rec)
+	}
+}

@@ -361,7 +361,7 @@ func TestGolden_PaymentIntentAnswers(t *testing.T) {
 // records pi_X on the ledger charge ch_X.
 func asPaymentIntents(h *history.History) *history.History {
 	for i, c := range h.Charges {
-		h.Charges[i].PaymentIntent = "pi_" + strings.TrimPrefix(c.ID, "ch_")
+		h.Charges[i].Alias = "pi_" + strings.TrimPrefix(c.ID, "ch_")
 	}
 	for i, o := range h.Ops {
 		if rest, ok := strings.CutPrefix(o.ChargeID, "ch_"); ok {

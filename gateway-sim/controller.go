@@ -83,9 +83,12 @@ func (l local) RemoveFault(id string) error {
 func (s *Sim) LastSeq() int64 { return s.events.lastSeq() }
 
 // Args are the cmd/gateway-sim flags that configure a simulator run as a
-// process or a container like cfg (its key TTL and idempotency).
+// process or a container like cfg (its provider, key TTL and idempotency).
 func (cfg Config) Args() []string {
 	var args []string
+	if cfg.Provider != "" && cfg.Provider != ProviderStripe {
+		args = append(args, "--provider="+cfg.Provider)
+	}
 	if cfg.IdempotencyTTL > 0 {
 		args = append(args, "--ttl="+cfg.IdempotencyTTL.String())
 	}

@@ -16,4 +16,8 @@ type Gateway struct {
 	// provider without idempotency (idemcheck's --gateway-idempotency
 	// off): every request it received could charge.
 	NoIdempotency bool `json:"no_idempotency,omitempty"`
+	// Provider is the provider profile the gateway spoke (gateway-sim's
+	// profiles: checkout, adyen, none); "" is stripe, as in every history
+	// recorded before profiles.
+	Provider string `json:"provider,omitempty"`
 }

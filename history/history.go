@@ -270,30 +270,30 @@ type Charge struct {
 	IdempotencyKey string        `json:"idempotency_key"`
 	APIKey         string        `json:"api_key"`
 	At             time.Duration `json:"at"`
-	// PaymentIntent is the PaymentIntent whose confirmation made the charge
-	// ("" for a charge made directly). A confirmed PaymentIntent is one
-	// money movement, this charge: an answer may name either id (see
-	// ChargeIDs).
-	PaymentIntent string `json:"payment_intent,omitempty"`
+	// Alias is another id the provider gives this one money movement
+	// ("" for none): on Stripe, the PaymentIntent whose confirmation made
+	// the charge. An answer may name either id (see ChargeIDs). Its JSON
+	// name is the one histories have always stored.
+	Alias string `json:"payment_intent,omitempty"`
 }
 
 // ChargeIDs resolves the id a server's success answer names to the ledger
-// charge it identifies. A charge id is itself; a PaymentIntent id is the
-// charge its confirmation made (its succeeded one, when a decline came
+// charge it identifies. A charge id is itself; an alias (a PaymentIntent
+// id) is the charge it names (its succeeded one, when a decline came
 // first). An id the ledger does not know is returned unchanged, so it is
 // still no such charge to whoever looks it up.
 type ChargeIDs map[string]string
 
-// ChargeIDsOf indexes the PaymentIntents of a ledger.
+// ChargeIDsOf indexes the aliases of a ledger's charges.
 func ChargeIDsOf(charges []Charge) ChargeIDs {
 	ids := ChargeIDs{}
 	succeeded := map[string]bool{}
 	for _, c := range charges {
-		if c.PaymentIntent == "" || succeeded[c.PaymentIntent] {
+		if c.Alias == "" || succeeded[c.Alias] {
 			continue
 		}
-		ids[c.PaymentIntent] = c.ID
-		succeeded[c.PaymentIntent] = c.Succeeded()
+		ids[c.Alias] = c.ID
+		succeeded[c.Alias] = c.Succeeded()
 	}
 	return ids
 }

@@ -204,10 +204,10 @@ func TestFault_RecordedClassWins(t *testing.T) {
 func TestChargeIDs_ResolvePaymentIntents(t *testing.T) {
 	ids := history.ChargeIDsOf([]history.Charge{
 		{ID: "ch_1", Status: "succeeded"},
-		{ID: "ch_2", Status: "failed", PaymentIntent: "pi_2"},
-		{ID: "ch_3", Status: "succeeded", PaymentIntent: "pi_2"},
-		{ID: "ch_4", Status: "failed", PaymentIntent: "pi_4"},
-		{ID: "ch_3", Status: "succeeded", PaymentIntent: "pi_2"}, // a record read twice
+		{ID: "ch_2", Status: "failed", Alias: "pi_2"},
+		{ID: "ch_3", Status: "succeeded", Alias: "pi_2"},
+		{ID: "ch_4", Status: "failed", Alias: "pi_4"},
+		{ID: "ch_3", Status: "succeeded", Alias: "pi_2"}, // a record read twice
 	})
 	for id, want := range map[string]string{"ch_1": "ch_1", "pi_2": "ch_3", "ch_2": "ch_2", "pi_4": "ch_4", "pi_9": "pi_9", "": ""} {
 		if got := ids.Resolve(id); got != want {

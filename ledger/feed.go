@@ -211,7 +211,7 @@ func ChargeOf(ev gatewaysim.Event, rec *history.Recorder) (history.Charge, bool)
 	}
 	return history.Charge{
 		ID: ev.ChargeID, Order: ev.OrderID, Amount: ev.Amount, Currency: ev.Currency, Status: status,
-		IdempotencyKey: ev.IdempotencyKey, APIKey: ev.APIKey, At: stamp(rec, ev.Time), PaymentIntent: ev.PaymentIntent,
+		IdempotencyKey: ev.IdempotencyKey, APIKey: ev.APIKey, At: stamp(rec, ev.Time), Alias: ev.PaymentIntent,
 	}, true
 }
 

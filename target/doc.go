@@ -4,7 +4,8 @@
 // the shape of its charge requests (Protocol.Request writes one for a
 // Payment: the path's placeholders, the Body template in its encoding,
 // plainly or as a Writing says; Writings and Body.StaticFields are what
-// key-reuse varies) and what it promises (Policy, CrashWindowFits). Load and Parse read a
+// key-reuse varies), what it promises (Policy, CrashWindowFits) and which
+// payment provider it charges through (Gateway: a gateway simulator profile). Load and Parse read a
 // target file strictly (errors name file:line and the field); Validate and
 // Refuse check a target built in code.
 //

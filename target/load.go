@@ -70,7 +70,7 @@ var DefaultTenants = []string{"tenant_a", "tenant_b"}
 // *yamlfile.FieldError with Field set (File and Line are filled by Parse).
 func (t *Target) Validate() error {
 	t.defaults()
-	for _, check := range []func() error{t.checkName, t.checkStart, t.checkNeeds, t.checkReady, t.checkProtocol, t.checkFields, t.checkShape, t.checkPolicy, t.checkTenants, t.checkTemplates} {
+	for _, check := range []func() error{t.checkName, t.checkStart, t.checkNeeds, t.checkReady, t.checkProtocol, t.checkFields, t.checkShape, t.checkPolicy, t.checkGateway, t.checkTenants, t.checkTemplates} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -107,6 +107,7 @@ func (t *Target) defaults() {
 	if t.Policy.MaxWait == 0 {
 		t.Policy.MaxWait = DefaultMaxWait
 	}
+	t.gatewayDefaults() // before the provider key lifetime's default: the profile's
 	if pr := &t.Policy.Production; pr.TTL > 0 && pr.ProviderKeyLifetime == 0 {
 		pr.ProviderKeyLifetime = history.DefaultProviderKeyLifetime
 	}

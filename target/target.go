@@ -40,6 +40,10 @@ type Target struct {
 	Ready    Ready    `yaml:"ready"`
 	Protocol Protocol `yaml:"protocol"`
 	Policy   Policy   `yaml:"policy"`
+	// Gateway names the payment provider the server charges through and
+	// the API it uses (default stripe, charges): the gateway simulator
+	// speaks that provider's profile.
+	Gateway Gateway `yaml:"gateway"`
 	// Tenants are bearer tokens, one per tenant (default tenant_a, tenant_b).
 	Tenants []string `yaml:"tenants"`
 

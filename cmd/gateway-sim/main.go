@@ -2,7 +2,7 @@
 // gatewaysim) as a process: point a service's Stripe backend URL at it and
 // drive faults and read the ledger through /_sim/.
 //
-//	gateway-sim --addr 127.0.0.1:12111 [--ttl 24h] [--no-idempotency] [--seed N] [--verbose]
+//	gateway-sim --addr 127.0.0.1:12111 [--provider stripe|checkout|adyen|none] [--ttl 24h] [--no-idempotency] [--seed N] [--verbose]
 //
 // It prints "gateway-sim listening on http://HOST:PORT" once it accepts
 // connections (with --addr HOST:0 the port is the one the kernel chose) and
@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -41,6 +42,7 @@ type options struct {
 	addr          string
 	ttl           time.Duration
 	noIdempotency bool
+	provider      string
 	seed          int64
 	verbose       bool
 	trace         gatewaysim.Trace
@@ -67,8 +69,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("gateway-sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:12111", "listen address (host:port; port 0 picks a free one)")
-	fs.DurationVar(&o.ttl, "ttl", gatewaysim.DefaultIdempotencyTTL, "idempotency key TTL")
-	fs.BoolVar(&o.noIdempotency, "no-idempotency", false, "ignore Idempotency-Key, like a gateway without idempotency support")
+	fs.DurationVar(&o.ttl, "ttl", 0, "idempotency key TTL (default the provider's key lifetime: 24h; Adyen 744h)")
+	fs.BoolVar(&o.noIdempotency, "no-idempotency", false, "ignore Idempotency-Key, like a gateway without idempotency support (the provider none)")
+	fs.Func("provider", "the payment provider to speak: "+strings.Join(gatewaysim.ProviderNames(), ", ")+" (default stripe)", func(v string) error {
+		_, err := gatewaysim.ProfileNamed(v)
+		o.provider = v
+		return err
+	})
 	fs.Int64Var(&o.seed, "seed", 1, "seed for probability faults and charge ids")
 	fs.BoolVar(&o.verbose, "verbose", false, "log every decision to stderr")
 	fs.Func("trace", "where requests name their order: metadata[KEY], description:PATTERN or amount (default metadata[order_id])", func(v string) error {
@@ -96,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sim := gatewaysim.New(gatewaysim.Config{
-		IdempotencyTTL: o.ttl, NoIdempotency: o.noIdempotency, Seed: o.seed, Logger: logger(o.verbose, stderr), Trace: o.trace,
+		IdempotencyTTL: o.ttl, NoIdempotency: o.noIdempotency, Provider: o.provider, Seed: o.seed, Logger: logger(o.verbose, stderr), Trace: o.trace,
 	})
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {

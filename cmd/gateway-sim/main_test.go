@@ -157,3 +157,38 @@ func TestRun_BadFlags(t *testing.T) {
 		t.Fatalf("unusable address: %v", err)
 	}
 }
+
+// --provider names a profile; an unknown one is a usage error that lists
+// the profiles, and the simulator speaks the one named.
+func TestRun_Provider(t *testing.T) {
+	var stderr bytes.Buffer
+	if err := run(context.Background(), []string{"--provider", "braintree"}, io.Discard, &stderr); !errors.Is(err, errUsage) {
+		t.Fatalf("unknown provider: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "adyen, checkout, none, stripe") {
+		t.Fatalf("stderr %q does not list the profiles", stderr.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	finished := make(chan error, 1)
+	go func() {
+		finished <- run(ctx, []string{"--addr", "127.0.0.1:0", "--provider", "checkout"}, pw, io.Discard)
+	}()
+	url := baseURL(t, pr)
+	req, _ := http.NewRequest(http.MethodPost, url+"/payments", strings.NewReader(
+		`{"amount":100,"currency":"USD","reference":"ord_1","source":{"type":"token","token":"tok_visa"}}`))
+	req.Header.Set("Authorization", "sk_test")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("a Checkout.com payment: %d, want 201", resp.StatusCode)
+	}
+	cancel()
+	if err := <-finished; err != nil {
+		t.Fatal(err)
+	}
+}
