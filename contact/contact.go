@@ -196,7 +196,7 @@ func (c *Contact) traced(ctx context.Context, ch gatewaysim.Charge, p payment) b
 	c.trace = found
 	if ok {
 		c.trace = declared
-		if !declared.Amount && declared.Order(ch.Metadata, ch.Description) != p.order {
+		if !declared.Amount && declared.OrderOf(ch) != p.order {
 			item.Detail = fmt.Sprintf("protocol.trace is %s, but the charge for %s names it %s", declared, p.order, where(found))
 			item.Fix = []string{"protocol:\n  trace: \"" + found.String() + "\""}
 			c.add(item)
