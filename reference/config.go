@@ -97,6 +97,9 @@ func (c Config) withDefaults() (Config, error) {
 	if _, err := ParseGatewayAPI(string(c.Gateway.API)); err != nil {
 		return c, fmt.Errorf("reference: Config.Gateway.API: %w", err)
 	}
+	if _, err := ParseGatewayProvider(string(c.Gateway.Provider)); err != nil {
+		return c, fmt.Errorf("reference: Config.Gateway.Provider: %w", err)
+	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
 			*d = v

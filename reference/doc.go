@@ -83,6 +83,12 @@
 //   - [GatewayAPI] (Gateway.API, --gateway-api): charges through
 //     /v1/charges or through PaymentIntents created with confirm=true; the
 //     claim protocol is the same, the answer names the charge either way.
+//   - [GatewayProvider] (Gateway.Provider, --gateway-provider): stripe,
+//     checkout (Checkout.com's POST /payments) or adyen (Adyen's POST
+//     /v71/payments), one dialect per file (gateway_<provider>.go). A
+//     re-send is looked up first where the provider keeps no result after
+//     a 5xx (Checkout.com: GET /payments?reference=, LooksUpFirst); Adyen,
+//     which has no lookup, keeps the first result under the key.
 //
 // # Answers
 //

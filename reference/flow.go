@@ -355,13 +355,17 @@ func (s *Server) finish(ctx context.Context, j Job, res Result) Answer {
 	return Answer{Result: &rec.Result, Replayed: true}
 }
 
-// ask sends the claim's request to the gateway. A claim older than the
-// gateway's idempotency window is first searched for, since a re-send would
-// no longer be deduplicated there.
+// ask sends the claim's request to the gateway. A re-send is first looked
+// up when it would not be deduplicated: for a claim older than the
+// gateway's idempotency window, and always on a provider that keeps no
+// result after a 5xx (Checkout.com: the same key would pay again). A
+// provider without a lookup (Adyen) keeps its keys' results: the re-send
+// learns the outcome.
 func (s *Server) ask(ctx context.Context, j Job) Outcome {
-	if j.By != "owner" && s.now().Sub(j.CreatedAt) >= s.cfg.GatewayKeyWindow {
+	if j.By != "owner" && (s.gw.LooksUpFirst() || s.now().Sub(j.CreatedAt) >= s.cfg.GatewayKeyWindow) {
 		c, err := s.gw.FindCharge(ctx, j.Params.OrderID, j.RequestID)
 		switch {
+		case errors.Is(err, errNoLookup):
 		case err != nil:
 			return Outcome{Err: err}
 		case c != nil && c.Status == "succeeded":

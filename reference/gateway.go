@@ -156,11 +156,14 @@ type GatewayRequest struct {
 	ChargeParams
 }
 
-// Gateway is a thin client for the Stripe subset the gateway simulator
-// serves: charges, or PaymentIntents created with confirm=true.
+// Gateway is a thin client for the payment provider the gateway simulator
+// plays: Stripe's charges, or PaymentIntents created with confirm=true,
+// Checkout.com's or Adyen's payments (Provider).
 type Gateway struct {
 	// URL is the gateway base URL, e.g. http://127.0.0.1:12111.
 	URL string
+	// Provider is the payment provider; "" is StripeProvider, through API.
+	Provider GatewayProvider
 	// API is the Stripe API charges go through; "" is ChargesAPI. It lives
 	// on the client that makes the call, so every server built on the
 	// reference (the zoo, the garden) charges through it alike.
@@ -209,26 +212,42 @@ func (r GatewayRequest) Form(api GatewayAPI, at OrderAt) url.Values {
 	return f
 }
 
-// Charge sends POST /v1/charges (or /v1/payment_intents with
-// confirm=true) with Idempotency-Key: RequestID and classifies the answer.
-// It never returns an error: whatever goes wrong is an Indeterminate
-// outcome.
+// Charge sends the provider's money-moving call (Stripe: POST /v1/charges
+// or /v1/payment_intents with confirm=true) under the idempotency key
+// RequestID and classifies the answer. It never returns an error:
+// whatever goes wrong is an Indeterminate outcome.
 func (g *Gateway) Charge(ctx context.Context, req GatewayRequest) Outcome {
 	ctx, cancel := g.withTimeout(ctx)
 	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, g.URL+g.api().path(),
-		strings.NewReader(req.Form(g.api(), g.OrderAt).Encode()))
+	d := g.dialect()
+	hr, err := d.newRequest(ctx, g, req)
 	if err != nil {
 		return Outcome{Err: fmt.Errorf("gateway request: %w", err)}
 	}
-	hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	hr.Header.Set("Idempotency-Key", req.RequestID)
 	status, body, err := g.do(hr)
 	if err != nil {
 		return Outcome{Status: status, Err: err, Timeout: isTimeout(ctx, err)}
 	}
-	return Classify(status, body)
+	return d.classify(status, body)
 }
+
+// newRequest is Stripe's: the form to the API's path, Idempotency-Key.
+func (a GatewayAPI) newRequest(ctx context.Context, g *Gateway, req GatewayRequest) (*http.Request, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, g.URL+a.path(),
+		strings.NewReader(req.Form(a, g.OrderAt).Encode()))
+	if err != nil {
+		return nil, err
+	}
+	hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	hr.Header.Set("Idempotency-Key", req.RequestID)
+	return hr, nil
+}
+
+func (GatewayAPI) classify(status int, body []byte) Outcome { return Classify(status, body) }
+
+// lookFirst: Stripe keeps every result once execution started, so a
+// re-send under the same key learns the outcome.
+func (GatewayAPI) lookFirst() bool { return false }
 
 // Classify turns a gateway status and body into an Outcome. A success
 // body may be a charge or a PaymentIntent; the outcome names the charge.
@@ -276,32 +295,28 @@ func Classify(status int, body []byte) Outcome {
 	return o
 }
 
-// FindCharge searches the gateway for a charge made for orderID under
-// requestID (GET /v1/charges/search, or /v1/payment_intents/search, by
-// metadata['order_id'], filtered on metadata request_id). Recovery uses it
-// once the gateway's own idempotency window may have passed, when a
-// re-send would no longer be deduplicated. It returns nil, nil when the
-// gateway holds no such charge (a PaymentIntent never confirmed made
-// none).
+// FindCharge looks the gateway up for a payment made for orderID under
+// requestID. Recovery uses it once the gateway's own idempotency window
+// may have passed, when a re-send would no longer be deduplicated, and
+// before every re-send on a provider that keeps no result after a 5xx
+// (LooksUpFirst). It returns nil, nil when the gateway holds no such
+// payment (a PaymentIntent never confirmed made none), and errNoLookup
+// on a provider without a lookup.
 func (g *Gateway) FindCharge(ctx context.Context, orderID, requestID string) (*GatewayCharge, error) {
 	ctx, cancel := g.withTimeout(ctx)
 	defer cancel()
+	return g.dialect().find(ctx, g, orderID, requestID)
+}
+
+// find is Stripe's search (GET /v1/charges/search, or
+// /v1/payment_intents/search, by metadata['order_id'], filtered on
+// metadata request_id).
+func (a GatewayAPI) find(ctx context.Context, g *Gateway, orderID, requestID string) (*GatewayCharge, error) {
 	q := url.Values{"query": {g.OrderAt.search(orderID, requestID)}}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, g.URL+g.api().path()+"/search?"+q.Encode(), nil)
-	if err != nil {
-		return nil, err
-	}
-	status, body, err := g.do(hr)
-	if err != nil {
-		return nil, err
-	}
-	if status != http.StatusOK {
-		return nil, fmt.Errorf("gateway search: status %d", status)
-	}
 	var res struct {
 		Data []GatewayCharge `json:"data"`
 	}
-	if err := json.Unmarshal(body, &res); err != nil {
+	if err := g.getJSON(ctx, a.path()+"/search?"+q.Encode(), nil, &res); err != nil {
 		return nil, fmt.Errorf("gateway search: %w", err)
 	}
 	for _, c := range res.Data {
@@ -327,8 +342,32 @@ func (g *Gateway) withTimeout(ctx context.Context) (context.Context, context.Can
 	return context.WithTimeout(ctx, g.Timeout)
 }
 
+// getJSON GETs path, with the headers given (nil: the bearer token), and
+// decodes a 200's body into v.
+func (g *Gateway) getJSON(ctx context.Context, path string, header map[string]string, v any) error {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, g.URL+path, nil)
+	if err != nil {
+		return err
+	}
+	for k, val := range header {
+		hr.Header.Set(k, val)
+	}
+	status, body, err := g.do(hr)
+	if err != nil {
+		return err
+	}
+	if status != http.StatusOK {
+		return fmt.Errorf("status %d", status)
+	}
+	return json.Unmarshal(body, v)
+}
+
+// do sends hr with the API key as a bearer token, unless the dialect set
+// the provider's own credentials.
 func (g *Gateway) do(hr *http.Request) (int, []byte, error) {
-	hr.Header.Set("Authorization", "Bearer "+g.APIKey)
+	if hr.Header.Get("Authorization") == "" && hr.Header.Get("X-API-Key") == "" {
+		hr.Header.Set("Authorization", "Bearer "+g.APIKey)
+	}
 	client := g.HTTP
 	if client == nil {
 		client = http.DefaultClient

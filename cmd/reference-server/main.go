@@ -67,6 +67,7 @@ type options struct {
 	clockOffset                                                                                    time.Duration  // FAKETIME, libfaketime's form
 	redisOptions                                                                                   *redis.Options // parsed --redis-url
 	gatewayAPI                                                                                     reference.GatewayAPI
+	gatewayProvider                                                                                reference.GatewayProvider
 	orderAt                                                                                        reference.OrderAt
 
 	ttl, tombstoneTTL, maxWait, lease, sweepInterval, recoveryAfter, gatewayTimeout, gatewayKeyWindow, startTimeout time.Duration
@@ -124,6 +125,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.gatewayURL, "gateway-url", env("GATEWAY_URL", ""), "payment gateway base URL (env GATEWAY_URL)")
 	fs.StringVar(&o.gatewayAPIKey, "gateway-api-key", env("GATEWAY_API_KEY", ""), "the server's secret key at the gateway (env GATEWAY_API_KEY)")
 	orderAt := fs.String("gateway-order", env("GATEWAY_ORDER", ""), "where the gateway call names the order: metadata[KEY] (default metadata[order_id]), description (\"Order <id>\") or none (env GATEWAY_ORDER)")
+	gatewayProvider := fs.String("gateway-provider", env("GATEWAY_PROVIDER", string(reference.StripeProvider)), "the payment provider to charge through: stripe, checkout (Checkout.com's POST /payments) or adyen (Adyen's POST /v71/payments) (env GATEWAY_PROVIDER)")
 	gatewayAPI := fs.String("gateway-api", env("GATEWAY_API", string(reference.ChargesAPI)), "the Stripe API to charge through: charges (POST /v1/charges) or payment_intents (POST /v1/payment_intents with confirm=true) (env GATEWAY_API)")
 	fs.StringVar(&o.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
 	fs.StringVar(&o.logFormat, "log-format", env("LOG_FORMAT", "json"), "json or text (env LOG_FORMAT)")
@@ -153,6 +155,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if o.variant, err = lookupVariant(*variant); err != nil {
 		return o, fmt.Errorf("%w: --variant: %v", errUsage, err)
+	}
+	if o.gatewayProvider, err = reference.ParseGatewayProvider(*gatewayProvider); err != nil {
+		return o, fmt.Errorf("%w: --gateway-provider (env GATEWAY_PROVIDER): %v", errUsage, err)
 	}
 	if o.gatewayAPI, err = reference.ParseGatewayAPI(*gatewayAPI); err != nil {
 		return o, fmt.Errorf("%w: --gateway-api (env GATEWAY_API): %v", errUsage, err)
@@ -243,7 +248,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	gw := reference.NewGateway(o.gatewayURL, o.gatewayAPIKey, o.gatewayTimeout)
-	gw.API, gw.OrderAt = o.gatewayAPI, o.orderAt
+	gw.API, gw.OrderAt, gw.Provider = o.gatewayAPI, o.orderAt, o.gatewayProvider
 	srv, err := o.variant.New(reference.Config{
 		Pool:             cfg.Pool,
 		Store:            cfg.Store,

@@ -1,0 +1,90 @@
+package reference_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/reference"
+)
+
+// withProvider serves a simulator speaking provider and returns the
+// reference's client for it.
+func withProvider(t *testing.T, provider reference.GatewayProvider) (*gatewaysim.Sim, *reference.Gateway) {
+	t.Helper()
+	sim := gatewaysim.New(gatewaysim.Config{Provider: string(provider), Seed: seq.Add(1)})
+	srv := httptest.NewServer(sim.Handler())
+	t.Cleanup(func() {
+		sim.Close()
+		srv.Close()
+	})
+	gw := reference.NewGateway(srv.URL, "sk_test_reference", 10*time.Second)
+	gw.Provider = provider
+	return sim, gw
+}
+
+func gatewayRequest(order string) reference.GatewayRequest {
+	return reference.GatewayRequest{RequestID: reference.NewID("req_"),
+		ChargeParams: reference.ChargeParams{Amount: 1250, Currency: "usd", OrderID: order}}
+}
+
+// The reference charges through every provider, names the order where
+// the trace finds it, and a re-send under the same request id learns what
+// the first did.
+func TestGateway_ChargesThroughEveryProvider(t *testing.T) {
+	for _, p := range reference.GatewayProviders {
+		t.Run(string(p), func(t *testing.T) {
+			sim, gw := withProvider(t, p)
+			ctx := context.Background()
+			req := gatewayRequest("ord_1")
+			first := gw.Charge(ctx, req)
+			if first.Kind != reference.Charged || first.Charge == nil {
+				t.Fatalf("charge: %+v", first)
+			}
+			if again := gw.Charge(ctx, req); again.Kind != reference.Charged || again.Charge.ID != first.Charge.ID {
+				t.Fatalf("re-send: %+v, want %s again", again, first.Charge.ID)
+			}
+			led := sim.Ledger()
+			if len(led) != 1 || led[0].OrderID != "ord_1" || led[0].ID != first.Charge.ID {
+				t.Fatalf("ledger %+v, want one charge for ord_1", led)
+			}
+			if p == reference.CheckoutProvider != gw.LooksUpFirst() {
+				t.Errorf("%s: LooksUpFirst %v", p, gw.LooksUpFirst())
+			}
+		})
+	}
+}
+
+// On Checkout.com a 5xx after the money moved keeps nothing under the
+// key: FindCharge (the list by reference) finds the payment, which a
+// re-send would have made twice.
+func TestGateway_CheckoutFindsThePaymentA5xxHid(t *testing.T) {
+	sim, gw := withProvider(t, reference.CheckoutProvider)
+	sim.AddFault(gatewaysim.Fault{Kind: gatewaysim.ChargeThenFail, Match: gatewaysim.Match{OrderID: "ord_2"}, Times: 1})
+	ctx := context.Background()
+	req := gatewayRequest("ord_2")
+	if out := gw.Charge(ctx, req); out.Definitive() {
+		t.Fatalf("charge then fail: %+v, want indeterminate", out)
+	}
+	c, err := gw.FindCharge(ctx, "ord_2", req.RequestID)
+	if err != nil || c == nil || c.Status != "succeeded" {
+		t.Fatalf("FindCharge: %+v, %v, want the payment", c, err)
+	}
+	if other, err := gw.FindCharge(ctx, "ord_2", "req_other"); err != nil || other != nil {
+		t.Fatalf("FindCharge of another request id: %+v, %v, want none", other, err)
+	}
+}
+
+func TestGateway_DeclinesThroughEveryProvider(t *testing.T) {
+	for _, p := range reference.GatewayProviders {
+		t.Run(string(p), func(t *testing.T) {
+			sim, gw := withProvider(t, p)
+			sim.AddFault(gatewaysim.Fault{Kind: gatewaysim.Decline, Match: gatewaysim.Match{OrderID: "ord_3"}})
+			if out := gw.Charge(context.Background(), gatewayRequest("ord_3")); out.Kind != reference.Declined {
+				t.Fatalf("decline: %+v", out)
+			}
+		})
+	}
+}
