@@ -213,3 +213,35 @@ func TestRecovers(t *testing.T) {
 		t.Error("a crash wave holds the recovery")
 	}
 }
+
+// TestPlan_ProcessStepsAreReplicaFaults: kill, pause, restart and resume
+// steps are faults of replica scope (a restart of a killed replica heals
+// its kill, a resume its pause), a gateway rule for one order is of
+// payment scope, and kill_in_hang, though aimed at an order, reaches its
+// replica.
+func TestPlan_ProcessStepsAreReplicaFaults(t *testing.T) {
+	r := 1
+	sc := scenarios.Scenario{Steps: []scenarios.Step{
+		{Kill: &r}, {Restart: &r}, {Restart: &r}, {Pause: &r}, {Resume: &r},
+		{Fault: &scenarios.Fault{ID: "d", Kind: "gateway:decline", Order: "o"}},
+		{Fault: &scenarios.Fault{ID: "k", Kind: "kill_in_hang", Replica: &r, Order: "o"}},
+		{Heal: "k"},
+	}}
+	plan := planOf(sc)
+	for i, want := range []struct {
+		id      string
+		heal    bool
+		reaches bool
+	}{
+		{"kill:replica1", false, true}, {"kill:replica1", true, true}, {"restart:replica1", false, true},
+		{"pause:replica1", false, true}, {"pause:replica1", true, true},
+		{"d", false, false}, {"k", false, true}, {"k", true, true},
+	} {
+		if got := plan[i]; got.err != nil || got.id != want.id || got.heal != want.heal || got.reaches() != want.reaches {
+			t.Errorf("step %d (%s): id %q heal %v reaches %v (err %v), want %q %v %v", i, sc.Steps[i], got.id, got.heal, got.reaches(), got.err, want.id, want.heal, want.reaches)
+		}
+	}
+	if last, ok := disruptive(plan); !ok || last != 7 {
+		t.Errorf("disruptive up to step %d (%v), want 7, the heal of kill_in_hang", last, ok)
+	}
+}

@@ -80,10 +80,10 @@ func (p *execution) fault(ctx context.Context, sf stepFault) error {
 	switch {
 	case sf.err != nil:
 		return sf.err
+	case sf.heal: // a resume with no pause before it fails here, naming it
+		return p.heal(ctx, sf.id)
 	case sf.f == nil:
 		return fmt.Errorf("empty step")
-	case sf.heal:
-		return p.heal(ctx, sf.id)
 	}
 	if err := p.apply(ctx, sf.id, sf.f); err != nil {
 		return err
