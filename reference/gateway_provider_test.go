@@ -2,6 +2,7 @@ package reference_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -86,5 +87,35 @@ func TestGateway_DeclinesThroughEveryProvider(t *testing.T) {
 				t.Fatalf("decline: %+v", out)
 			}
 		})
+	}
+}
+
+// On every provider, an indeterminate gateway answer leaves the key to
+// recover, and the retry (on the other replica) ends in exactly one
+// charge, the one it answers: on Checkout.com by finding the payment a
+// 5xx hid before re-sending, on Adyen and Stripe by re-sending under the
+// same key.
+func TestServer_RecoversByEachProvidersRules(t *testing.T) {
+	for _, p := range reference.GatewayProviders {
+		for _, kind := range []gatewaysim.FaultKind{gatewaysim.FailBeforeCharge, gatewaysim.ChargeThenFail, gatewaysim.ChargeThenDrop} {
+			t.Run(string(p)+"/"+string(kind), func(t *testing.T) {
+				e := newEnv(t, envOptions{replicas: 2, provider: p})
+				order := uniq("ord")
+				e.sim.AddFault(gatewaysim.Fault{Kind: kind, Match: gatewaysim.Match{OrderID: order}, Times: 1})
+				c := charge{tenant: uniq("sk"), key: uniq("key"), body: chargeBody(order, 700)}
+				if first := e.mustPost(e.replicas[0].url, c); first.status != http.StatusBadGateway {
+					t.Fatalf("first: %s, want 502", first)
+				}
+				var again reply
+				eventually(t, 20*time.Second, "a retry that completes", func() bool {
+					again = e.mustPost(e.replicas[1].url, c)
+					return again.status != http.StatusConflict
+				})
+				ledger := e.chargesFor(order)
+				if again.status != http.StatusCreated || len(ledger) != 1 || ledger[0].ID != again.id(t) {
+					t.Fatalf("retry %s, ledger %+v: want one charge, answered", again, ledger)
+				}
+			})
+		}
 	}
 }

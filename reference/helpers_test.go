@@ -77,6 +77,7 @@ type envOptions struct {
 	clock    *fakeClock
 	config   func(*reference.Config)                 // adjusts each replica's config
 	hooks    func(*reference.Server) reference.Hooks // each replica's hooks (nil: the reference's)
+	provider reference.GatewayProvider               // the gateway's profile and the replicas' ("": stripe)
 }
 
 var seq atomic.Int64
@@ -99,7 +100,7 @@ func newEnv(tb testing.TB, o envOptions) *env {
 	o.replicas = max(o.replicas, 0)
 	e := &env{t: tb, dbURL: pgtest.URL(tb)}
 	e.client = &http.Client{Timeout: 60 * time.Second, Transport: newTransport()}
-	simCfg := gatewaysim.Config{Seed: seq.Add(1)}
+	simCfg := gatewaysim.Config{Seed: seq.Add(1), Provider: string(o.provider)}
 	if o.clock != nil {
 		simCfg.Now = o.clock.Now
 	}
@@ -155,6 +156,7 @@ func (e *env) startReplica(o envOptions) *replica {
 		SweepInterval: -1, // tests sweep explicitly
 		Logger:        testLogger(tb),
 	}
+	cfg.Gateway.Provider = o.provider
 	if o.clock != nil {
 		cfg.Now = o.clock.Now
 	}
