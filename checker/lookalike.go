@@ -26,24 +26,50 @@ func (ix *index) lookAlikes() (pairs, charged int) {
 		byLook[k] = append(byLook[k], ord)
 	}
 	for _, group := range byLook {
-		for i, a := range group {
-			for _, b := range group[i+1:] {
-				if a.ops[0].key == b.ops[0].key {
-					continue
-				}
-				pairs++
-				if chargedOnce(a, b) {
-					charged++
-				}
-			}
-		}
+		p, c := countPairs(group)
+		pairs += p
+		charged += c
 	}
 	return pairs, charged
 }
 
-// chargedOnce reports whether a and b were each charged exactly once, by
-// two different charges.
-func chargedOnce(a, b *order) bool {
-	ca, cb := a.succeeded(), b.succeeded()
-	return len(ca) == 1 && len(cb) == 1 && ca[0].ID != cb[0].ID
+// countPairs counts a group's look-alike pairs (two orders under
+// different keys) and those each charged once by a charge of its own,
+// by counting rather than listing them: a history's cost stays linear
+// even when thousands of its orders have one price.
+func countPairs(group []*order) (pairs, charged int) {
+	pairs = choose2(len(group)) - sameKey(group, func(*order) string { return "" })
+	var once []*order
+	for _, o := range group {
+		if len(o.succeeded()) == 1 {
+			once = append(once, o)
+		}
+	}
+	charge := func(o *order) string { return o.succeeded()[0].ID }
+	// Pairs of once-charged orders under different keys and different
+	// charges: all, less those sharing a key or a charge, plus those
+	// sharing both (counted twice).
+	charged = choose2(len(once)) - sameKey(once, func(*order) string { return "" }) - sameOf(once, charge) + sameKey(once, charge)
+	return pairs, charged
 }
+
+// sameKey counts the pairs of orders whose first request has the same
+// key and the same also(order).
+func sameKey(orders []*order, also func(*order) string) int {
+	return sameOf(orders, func(o *order) string { return o.ops[0].key + "\x00" + also(o) })
+}
+
+// sameOf counts the pairs of orders with the same of(order).
+func sameOf(orders []*order, of func(*order) string) int {
+	n := map[string]int{}
+	for _, o := range orders {
+		n[of(o)]++
+	}
+	total := 0
+	for _, k := range n {
+		total += choose2(k)
+	}
+	return total
+}
+
+func choose2(n int) int { return n * (n - 1) / 2 }
