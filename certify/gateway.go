@@ -30,13 +30,14 @@ func GatewayConfig(tg *target.Target, off bool) gatewaysim.Config {
 
 // GatewayRecord is what every history of a run records of the gateway's
 // configuration: the provider profile (none recorded for stripe, as in
-// every history before profiles), and how long it kept keys, or that it
-// kept none.
+// every history before profiles) and which results its keys keep, and
+// how long it kept keys, or that it kept none.
 func GatewayRecord(cfg gatewaysim.Config) history.Gateway {
 	if cfg.NoIdempotency {
 		return history.Gateway{NoIdempotency: true, Provider: cfg.Provider}
 	}
-	return history.Gateway{KeyTTL: cfg.IdempotencyTTL, Provider: cfg.Provider}
+	p, _ := gatewaysim.ProfileNamed(cfg.Provider)
+	return history.Gateway{KeyTTL: cfg.IdempotencyTTL, Provider: cfg.Provider, KeepsOnlySuccess: p.Idempotency.KeepsOnlySuccess}
 }
 
 // gatewayIdempotent says whether the run's gateway keeps keys at all: not

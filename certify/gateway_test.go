@@ -65,7 +65,7 @@ func TestGatewayConfig_Provider(t *testing.T) {
 	if cfg.Provider != "checkout" || cfg.NoIdempotency || !strings.Contains(strings.Join(cfg.Args(), " "), "--provider=checkout") {
 		t.Errorf("checkout: %+v, args %q", cfg, cfg.Args())
 	}
-	if rec := certify.GatewayRecord(cfg); rec.Provider != "checkout" || rec.KeyTTL != cfg.IdempotencyTTL {
+	if rec := certify.GatewayRecord(cfg); rec.Provider != "checkout" || rec.KeyTTL != cfg.IdempotencyTTL || !rec.KeepsOnlySuccess {
 		t.Errorf("recorded %+v", rec)
 	}
 	tg.Gateway = target.Gateway{Provider: "stripe", API: "charges"}

@@ -294,6 +294,17 @@ var goldens = map[string]golden{
 			{"G1", "", "", "ord_1", nil, []string{"ch_1"}},
 		},
 	},
+	// A server correct on Stripe (it re-sends its recorded request under
+	// the same gateway key after an indeterminate answer) against
+	// Checkout.com, which keeps a key's result only when it answered 2xx:
+	// the first attempt paid and was answered 5xx, the re-send paid again.
+	"m1_checkout_resent_after_5xx.json": {
+		verdict: checker.Failed, level: "L0",
+		checks: map[string]checker.Verdict{"M1": checker.Failed},
+		violations: []ident{
+			{"M1", a, "k1", "ord_1", []int{0, 1}, []string{"ch_1", "ch_2"}},
+		},
+	},
 	// The same server against a gateway without idempotency: two
 	// concurrent duplicates, two charges under one gateway key.
 	"m1_gateway_without_idempotency.json": {

@@ -23,10 +23,12 @@ func providerUnjudged(c Coverage) string {
 
 // providerPart explains, for a double charge whose two charges carry one
 // gateway key, what the provider's idempotency did: with a gateway that
-// remembers keys, it had forgotten the key (an idempotent gateway charges
-// a key twice no other way), so until then only the provider held the
-// order inside the provider's lifetime; with a gateway without
-// idempotency, nothing but the server's own claim could have. "" when the
+// keeps every result, it had forgotten the key (such a gateway charges a
+// key twice no other way), so until then only the provider held the
+// order inside the provider's lifetime; with one that keeps only 2xx
+// results (Checkout.com), the first attempt's answer was not a 2xx and the
+// re-send paid again; with a gateway without idempotency, nothing but the
+// server's own claim could have. "" when the
 // keys differ or the history does not say how the gateway kept keys.
 func (ix *index) providerPart(d double) string {
 	key := d.first.IdempotencyKey
@@ -37,6 +39,9 @@ func (ix *index) providerPart(d double) string {
 	switch {
 	case g.NoIdempotency:
 		return fmt.Sprintf("; both charges carry gateway key %q, which the gateway ignored (a provider without idempotency): only a claim of the server's own could have kept the order to one charge", key)
+	case g.KeepsOnlySuccess && (g.KeyTTL == 0 || d.second.At < d.first.At+g.KeyTTL):
+		return fmt.Sprintf("; both charges carry gateway key %q, which the provider (%s) still held: it keeps a key's result only when it answered 2xx, and after a 4xx or 5xx (an outage, or a 5xx after the money moved) the same key pays again: before re-sending, a server must learn whether the first attempt paid (the payments of the order's reference, or a GET of the payment)",
+			key, g.Provider)
 	case g.KeyTTL > 0:
 		return fmt.Sprintf("; both charges carry gateway key %q: the provider forgot it by %v at the latest (%s) and charged it again: only the provider's idempotency had held the order to one charge, and only inside the provider's lifetime, not the promise the server made",
 			key, d.first.At+g.KeyTTL, ix.keyLifetimeText())

@@ -20,4 +20,7 @@ type Gateway struct {
 	// profiles: checkout, adyen, none); "" is stripe, as in every history
 	// recorded before profiles.
 	Provider string `json:"provider,omitempty"`
+	// KeepsOnlySuccess says the provider's keys kept only a 2xx result
+	// (Checkout.com's): after a 4xx or 5xx the same key paid again.
+	KeepsOnlySuccess bool `json:"keeps_only_success,omitempty"`
 }
