@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
@@ -37,6 +38,7 @@ func finish(rep *reports.Report, start time.Time, ctx context.Context, err error
 		return
 	}
 	rep.Duration = reports.Duration(time.Since(start))
+	rep.PeakRSS = PeakRSS()
 	rep.Complete = err == nil && ctx.Err() == nil && len(rep.Families) > 0
 	switch {
 	case err != nil:
@@ -45,6 +47,16 @@ func finish(rep *reports.Report, start time.Time, ctx context.Context, err error
 		rep.Interrupted = "interrupted: " + context.Cause(ctx).Error()
 	}
 	rep.Verdict = reports.OverallVerdict(rep)
+}
+
+// PeakRSS is the most memory this process has held resident, in bytes
+// (getrusage's maxrss; 0 where it cannot be read).
+func PeakRSS() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024 // kilobytes on Linux
 }
 
 // addFamily adds a family's checks and evidence to the report: the shrunk

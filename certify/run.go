@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
@@ -243,6 +244,10 @@ func (c *certification) report(acct checker.Result) {
 			c.opts.Log.Warn("incident file not written", "family", fr.Name, "err", err)
 		}
 		res := fr.result()
+		fr.Ops = res.Coverage.Ops
+		if d := time.Duration(fr.Duration).Seconds(); d > 0 {
+			fr.OpsPerSecond = math.Round(float64(fr.Ops)/d*10) / 10
+		}
 		c.rep.Families = append(c.rep.Families, fr.FamilyResult)
 		addFamily(c.rep, fr, res)
 		results = append(results, res)

@@ -40,6 +40,9 @@ type Report struct {
 	// what a misconfiguration stopped (nil in a report written before
 	// first contact, or merged from shards).
 	Contact *Contact `json:"first_contact,omitempty"`
+	// PeakRSS is the most memory (resident set, bytes) the idemcheck
+	// process held during the run: a soak's memory stays flat.
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 
 	Families   []FamilyResult    `json:"families"`
 	Checks     []Check           `json:"checks"`
@@ -68,6 +71,10 @@ type FamilyResult struct {
 	// example (before shrinking): the time-to-detection of the bug.
 	FirstFailure Duration `json:"first_failure,omitempty"`
 	Duration     Duration `json:"duration"`
+	// Ops is how many requests the family's judged examples sent, and
+	// OpsPerSecond that over its Duration: a soak's pace, per family.
+	Ops          int     `json:"ops,omitempty"`
+	OpsPerSecond float64 `json:"ops_per_second,omitempty"`
 	// Shrunk is the minimal counterexample's size, when the family failed.
 	ShrunkRequests int      `json:"shrunk_requests,omitempty"`
 	ShrunkFaults   int      `json:"shrunk_faults,omitempty"`

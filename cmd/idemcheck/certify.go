@@ -200,6 +200,7 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 			if _, err := reports.WriteAll(dir, r); err != nil {
 				fmt.Fprintf(stderr, "idemcheck: checkpoint to %s: %v\n", dir, err)
 			}
+			progress.checkpoint(r)
 		},
 	}
 	if inDocker(f.docker, tg) {

@@ -11,6 +11,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/idemcheck/idemcheck/certify"
+	"github.com/idemcheck/idemcheck/reports"
 )
 
 // progress shows a live bar per family on a terminal, and one plain line
@@ -74,6 +75,23 @@ func (p *progress) bar(u certify.Progress) {
 	if u.Done {
 		b.SetTotal(-1, true)
 	}
+}
+
+// checkpoint prints, where no live bars run, one line on a run's pace
+// and memory with every checkpoint: a soak's log shows it going.
+func (p *progress) checkpoint(r *reports.Report) {
+	if p.quiet || p.live != nil {
+		return
+	}
+	n := 0
+	for _, f := range r.Families {
+		n += f.Scenarios
+	}
+	elapsed := time.Duration(r.Duration)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.out, "progress: %s, %d examples (%.0f/s), peak memory %d MB, report rewritten\n",
+		elapsed.Round(time.Second), n, float64(n)/max(elapsed.Seconds(), 1), certify.PeakRSS()>>20)
 }
 
 func (p *progress) close() {
