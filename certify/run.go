@@ -139,6 +139,9 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 		return rep, err
 	}
 	c := newCertification(tg, env, rep, start, opts)
+	// A soak lets go of an example's history once no late charge of a
+	// correct server can come for it.
+	c.runner.Ledger().SetRetain(retainOf(tg.Policy.RecoveryWindow))
 	defer c.runner.Close()
 	// The families run at the same time, each until the budget is spent:
 	// a family that waits (TTLs, recovery windows) is not starved by a
@@ -224,9 +227,6 @@ func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, s
 		// is cut there and not judged: the run ends on time.
 		HardEnd: c.hard,
 	})
-	// A soak lets go of an example's history once no late charge of a
-	// correct server can come for it.
-	c.runner.Ledger().SetRetain(retainOf(tg.Policy.RecoveryWindow))
 	for i, fam := range opts.Families {
 		fr := &familyRun{fam: fam, index: i, agg: &aggregate{start: time.Now()}, FamilyResult: reports.FamilyResult{Name: fam.Name, Level: fam.Level}}
 		c.families = append(c.families, fr)
