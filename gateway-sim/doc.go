@@ -11,8 +11,9 @@
 //
 // # Setting up
 //
-//   - [New] with a [Config] (TTL, no-idempotency mode, seed, clock, logger),
-//     then serve [Sim.Handler], e.g. httptest.NewServer(sim.Handler()).
+//   - [New] with a [Config] (provider profile, TTL, no-idempotency mode,
+//     seed, clock, logger), then serve [Sim.Handler], e.g.
+//     httptest.NewServer(sim.Handler()).
 //   - cmd/gateway-sim runs the same handler as a process; [Client] drives
 //     its control API from another process.
 //   - [Sim.Reset] empties ledger, keys and faults; [Sim.Close] ends event

@@ -3,6 +3,7 @@ package gatewaysim
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -144,14 +145,7 @@ var dialects = map[string]dialect{
 }
 
 // ProviderNames lists the profiles, sorted.
-func ProviderNames() []string {
-	names := make([]string, 0, len(dialects))
-	for n := range dialects {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func ProviderNames() []string { return slices.Sorted(maps.Keys(dialects)) }
 
 // Profiles are every provider profile, by name.
 func Profiles() []Profile {
