@@ -126,7 +126,7 @@ func TestCLI_ExitCodesEndToEnd(t *testing.T) {
 	}{{"naive", "concurrent-duplicates", 1}, {"reference", "protocol", 0}}
 	for _, c := range cases {
 		dir := t.TempDir()
-		cmd := exec.Command(filepath.Join(bin, "idemcheck"), "run", c.family, "--target", c.target, "--budget", "8s", "--report-dir", dir)
+		cmd := exec.Command(filepath.Join(bin, "idemcheck"), "run", c.family, "--target", c.target, "--budget", "12s", "--report-dir", dir)
 		cmd.Env = append(os.Environ(), "CI=true")
 		out, _ := cmd.CombinedOutput()
 		if got := cmd.ProcessState.ExitCode(); got != c.code {
