@@ -106,6 +106,7 @@ func TestWatchLate_ReturnedHistoryNeverChanges(t *testing.T) {
 	go func() { defer close(watched); r.Ledger().WatchLate(watchCtx, func(l ledger.Late) { lates <- l }) }()
 	judging := make(chan struct{})
 	judged := make(chan int)
+	begun := make(chan struct{}) // the judging has begun before the late charges are sent
 	go func() {
 		n := 0
 		for {
@@ -115,10 +116,13 @@ func TestWatchLate_ReturnedHistoryNeverChanges(t *testing.T) {
 				return
 			default:
 				checker.Check(h)
-				n++
+				if n++; n == 1 {
+					close(begun)
+				}
 			}
 		}
 	}()
+	<-begun
 	for range lateCharges {
 		gatewayCharge(t, env.GatewayURL(), env.GatewayAPIKey(), h.Ops[0].Order)
 	}
