@@ -2,10 +2,15 @@ package certify
 
 import (
 	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/ledger"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/search"
@@ -26,6 +31,14 @@ type aggregate struct {
 	firstErr error           // the first example that could not be played to its end
 	late     *search.Example // the first failing example judged again (addLate)
 	end      bool            // the family's last progress was sent
+	// unstruck are the crash-wave payments whose strike did not happen,
+	// per crash point, with the first reason seen (unstruckNote).
+	unstruck map[string]*unstruckPoint
+}
+
+type unstruckPoint struct {
+	payments map[string]bool // real orders: an example judged again counts once
+	why      string
 }
 
 // progress calls fn with the examples and violations so far, unless the
@@ -81,7 +94,42 @@ func (a *aggregate) add(ex search.Example) (examples, violations int) {
 		}
 	}
 	a.keep(ex)
+	if ex.History != nil {
+		a.addUnstruck(ex.History.Unstruck)
+	}
 	return a.merged.Len(), a.violations
+}
+
+// addUnstruck counts the payments of us per crash point; a.mu is held.
+func (a *aggregate) addUnstruck(us []history.Unstruck) {
+	for _, u := range us {
+		if a.unstruck == nil {
+			a.unstruck = map[string]*unstruckPoint{}
+		}
+		p := a.unstruck[u.Point]
+		if p == nil {
+			p = &unstruckPoint{payments: map[string]bool{}, why: u.Why}
+			a.unstruck[u.Point] = p
+		}
+		p.payments[u.Payment] = true
+	}
+}
+
+// unstruckNote names, per crash point, how many payments its strike
+// missed as the waves played and why (the first reason seen); "" when
+// every strike happened. Those payments were judged without it.
+func (a *aggregate) unstruckNote() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.unstruck) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, point := range slices.Sorted(maps.Keys(a.unstruck)) {
+		p := a.unstruck[point]
+		parts = append(parts, fmt.Sprintf("%s, %d (%s)", point, len(p.payments), p.why))
+	}
+	return "payments whose strike did not happen, judged without it: " + strings.Join(parts, "; ")
 }
 
 // keep records ex's violations of each check not yet shown maxEvidence

@@ -149,6 +149,9 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 	if caveat := fam.CaveatFor(c.tg); caveat != "" {
 		fr.addNote(caveat)
 	}
+	if note := agg.unstruckNote(); note != "" {
+		fr.addNote(note)
+	}
 	if opts.Progress != nil {
 		agg.progress(true, func(n, v int) {
 			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget, Done: true})

@@ -34,8 +34,10 @@
 //     absent, the body is JSON to one path), Fault.Fired, Fault.Class,
 //     Fault.Scope, History.OtherOrders and History.ClockOffset
 //     (deprecated: nothing writes them; a document that has them loads
-//     and is judged as before), History.Gateway (how long the gateway
-//     kept idempotency keys, or that it kept none), Policy.Production
+//     and is judged as before), History.Unstruck (the crash-wave
+//     payments whose strike did not happen, and why), History.Gateway
+//     (how long the gateway kept idempotency keys, or that it kept
+//     none), Policy.Production
 //     (the production promise and provider key lifetime a target
 //     declared).
 //

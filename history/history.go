@@ -338,6 +338,10 @@ type History struct {
 	// sent before (a recovery, or a missing lock that only the gateway
 	// held).
 	GatewayReplays []GatewayReplay `json:"gateway_replays,omitempty"`
+	// Unstruck are the crash-wave payments whose strike did not happen,
+	// and why (optional): the payment is judged without it, and a report
+	// names the point.
+	Unstruck []Unstruck `json:"unstruck,omitempty"`
 	// Gateway is how the gateway kept its idempotency keys (optional).
 	Gateway Gateway `json:"gateway,omitzero"`
 	// End is when recording stopped and the ledger was last read.
@@ -365,6 +369,15 @@ type History struct {
 	// one machine's clock). It stays so that a document that has it still
 	// loads (Read refuses unknown fields) and is judged as it was.
 	ClockOffset time.Duration `json:"clock_offset,omitempty"`
+}
+
+// Unstruck is a crash-wave payment whose strike did not happen: its
+// first request was answered before the gateway held a charge to strike
+// in, or the strike would have begun past the wave's room.
+type Unstruck struct {
+	Point   string `json:"point"`   // the crash point (CrashWave) it was to be struck at
+	Payment string `json:"payment"` // its real order
+	Why     string `json:"why"`
 }
 
 // Write encodes h as indented JSON.

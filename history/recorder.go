@@ -100,6 +100,13 @@ func (r *Recorder) GatewayReplay(g GatewayReplay) {
 	r.mu.Unlock()
 }
 
+// Unstruck records a crash-wave payment whose strike did not happen.
+func (r *Recorder) Unstruck(u Unstruck) {
+	r.mu.Lock()
+	r.h.Unstruck = append(r.h.Unstruck, u)
+	r.mu.Unlock()
+}
+
 // Charge records one ledger charge.
 func (r *Recorder) Charge(c Charge) {
 	r.mu.Lock()
@@ -116,6 +123,7 @@ func (r *Recorder) Snapshot(complete bool) *History {
 	h.Faults = append([]Fault(nil), r.h.Faults...)
 	h.Charges = append([]Charge(nil), r.h.Charges...)
 	h.GatewayReplays = append([]GatewayReplay(nil), r.h.GatewayReplays...)
+	h.Unstruck = append([]Unstruck(nil), r.h.Unstruck...)
 	r.mu.Unlock()
 	h.End = r.Now()
 	h.Complete = complete

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
+	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -33,7 +34,7 @@ func (p *execution) leftOut(s scenarios.Step) bool {
 	if s.Strike != "" && s.Before > 0 && st.dropped[s.Strike] == "" {
 		if late := time.Since(p.started()); late > s.Before {
 			st.leave(&st.dropped, s.Strike, fmt.Sprintf("its strike would have begun %s after the wave's first request, past the %s its room leaves", late.Round(10*time.Millisecond), s.Before))
-			p.r.log().Info("crash wave: payment left out", "family", p.sc.Family, "payment", s.Strike, "point", s.Point, "reason", st.dropped[s.Strike])
+			p.unstruck(s.Strike, st.dropped[s.Strike])
 		}
 	}
 	if s.Send != nil && st.dropped[s.Send.Order] != "" {
@@ -85,9 +86,23 @@ func (p *execution) holdOrAnswer(ctx context.Context, w scenarios.Wait) error {
 		delete(p.pending, w.OrAnswered)
 		why := fmt.Sprintf("its first request was answered (%s) before the gateway held a charge for it", describe(op.Status, op.Error))
 		p.strikes.leave(&p.strikes.unstruck, w.Hold, why)
-		p.r.log().Info("crash wave: strike left out", "family", p.sc.Family, "payment", w.Hold, "reason", why)
+		p.unstruck(w.Hold, why)
 		return nil
 	}
+}
+
+// unstruck records that payment's strike did not happen, and why, in the
+// history (the report names the point) and the log.
+func (p *execution) unstruck(payment, why string) {
+	point := ""
+	for _, s := range p.sc.Steps {
+		if s.Strike == payment && s.Point != "" {
+			point = s.Point
+			break
+		}
+	}
+	p.rec.Unstruck(history.Unstruck{Point: point, Payment: p.realOrder(payment), Why: why})
+	p.r.log().Info("crash wave: strike left out", "family", p.sc.Family, "payment", payment, "point", point, "reason", why)
 }
 
 // describe names an answer: its status, or the error that stood for one.

@@ -74,6 +74,16 @@ func TestRun_WaveStandsWhenAStrikeCannotHappen(t *testing.T) {
 			t.Errorf("payment o%d: last op %d %s answered %d, want its retry after recovery charged", i, last.ID, last.Purpose, last.Status)
 		}
 	}
+	var unstruck []string
+	for _, u := range h.Unstruck {
+		unstruck = append(unstruck, u.Point)
+		if !strings.Contains(u.Why, "answered (status 409) before the gateway held a charge") {
+			t.Errorf("%s left unstruck because %q", u.Point, u.Why)
+		}
+	}
+	if strings.Join(unstruck, " ") != "kill-in-hang pause-in-hang" {
+		t.Errorf("unstruck %v, want the two strikes that wait for a hold", unstruck)
+	}
 	res := checker.Check(h)
 	if res.Coverage.Incomplete != 0 || res.Verdict == checker.Failed {
 		t.Errorf("judged %s, incomplete %d:\n%s", res.Verdict, res.Coverage.Incomplete, res)
@@ -104,6 +114,9 @@ func TestRun_PaymentLeftOutPastItsRoom(t *testing.T) {
 	ops := opsOf(h, "o0")
 	if len(ops) < 2 || ops[len(ops)-1].Status != 201 {
 		t.Fatalf("payment o0: ops %+v, want its strike and its retry charged", ops)
+	}
+	if len(h.Unstruck) != 1 || !strings.HasSuffix(h.Unstruck[0].Payment, "_o1") || h.Unstruck[0].Point != "fail-before-charge" || !strings.Contains(h.Unstruck[0].Why, "past the 1ns its room leaves") {
+		t.Errorf("unstruck %+v, want o1 at fail-before-charge, past its room", h.Unstruck)
 	}
 	if n := checker.Check(h).Coverage.CrashPoints["fail-before-charge"]; n != 1 {
 		t.Errorf("fail-before-charge reached for %d payments, want 1", n)
