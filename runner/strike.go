@@ -33,7 +33,7 @@ func (p *execution) leftOut(s scenarios.Step) bool {
 	st := &p.strikes
 	if s.Strike != "" && s.Before > 0 && st.dropped[s.Strike] == "" {
 		if late := time.Since(p.started()); late > s.Before {
-			st.leave(&st.dropped, s.Strike, fmt.Sprintf("its strike would have begun %s after the wave's first request, past the %s its room leaves", late.Round(10*time.Millisecond), s.Before))
+			st.leave(&st.dropped, s.Strike, fmt.Sprintf("its strike would have begun %s after the wave's first request, past the %s its room leaves", late.Round(10*time.Millisecond), s.Before.Round(time.Millisecond)))
 			p.unstruck(s.Strike, st.dropped[s.Strike])
 		}
 	}

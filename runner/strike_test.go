@@ -115,7 +115,7 @@ func TestRun_PaymentLeftOutPastItsRoom(t *testing.T) {
 	if len(ops) < 2 || ops[len(ops)-1].Status != 201 {
 		t.Fatalf("payment o0: ops %+v, want its strike and its retry charged", ops)
 	}
-	if len(h.Unstruck) != 1 || !strings.HasSuffix(h.Unstruck[0].Payment, "_o1") || h.Unstruck[0].Point != "fail-before-charge" || !strings.Contains(h.Unstruck[0].Why, "past the 1ns its room leaves") {
+	if len(h.Unstruck) != 1 || !strings.HasSuffix(h.Unstruck[0].Payment, "_o1") || h.Unstruck[0].Point != "fail-before-charge" || !strings.Contains(h.Unstruck[0].Why, "past the 0s its room leaves") {
 		t.Errorf("unstruck %+v, want o1 at fail-before-charge, past its room", h.Unstruck)
 	}
 	if n := checker.Check(h).Coverage.CrashPoints["fail-before-charge"]; n != 1 {
