@@ -46,6 +46,10 @@ type Member struct {
 	Denies string
 	// Flags are extra reference-server flags the variant needs.
 	Flags []string
+	// Provider is the payment provider the member charges through (a
+	// gateway simulator profile; "" is stripe): its target names it
+	// (gateway.provider) and the server is told (--gateway-provider).
+	Provider string
 	// Protocol, when set, is the member's dialect in place of the
 	// protocol's defaults: a success answer's fields at other places
 	// (stripe-body), or a request shape of its own (own-shape). It is
@@ -128,6 +132,12 @@ var Members = []Member{
 		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
 	{Name: "redis-short-lock", Kind: "broken", Bug: "the in-progress key is a Redis lock with a 500ms TTL that is never renewed; a slower gateway call outlives it", Incident: "the lock lapses during a slow charge; the next duplicate claims the key afresh and charges again", Family: "concurrent-duplicates", Expect: []string{"M1"}, Verdict: "FAILED",
 		Needs: []string{"redis"}, Flags: []string{"--store=redis"}},
+	// resend-after-5xx is correct on Stripe; its row runs it on
+	// Checkout.com, which keeps no result after a 5xx: a crash-window
+	// charge-then-fail is paid again by its re-send.
+	{Name: "resend-after-5xx", Kind: "broken", Bug: "recovers as on Stripe: after an indeterminate gateway answer it re-sends under the same gateway key without looking the payment up",
+		Incident: "on Checkout.com, which keeps no result after a 5xx, a payment answered 5xx after the money moved is charged again", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED",
+		Provider: "checkout"},
 	{Name: "no-recovery", Kind: "broken", Bug: "no lease takeover and no sweeper: a key whose owner crashed stays in progress", Incident: "after a crash the order can never be completed or retried", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
 	// passthrough-key declares the 30-day TTL it keeps in production,
 	// against Stripe's 24h (the default provider key lifetime): the
@@ -332,6 +342,10 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 	}
 	if m.Protocol != nil {
 		t.Protocol = *m.Protocol
+	}
+	if m.Provider != "" {
+		t.Gateway.Provider = m.Provider
+		t.Start.Args = append(t.Start.Args, "--gateway-provider="+m.Provider)
 	}
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("built-in %s: %w", m.Name, err)

@@ -362,7 +362,7 @@ func (s *Server) finish(ctx context.Context, j Job, res Result) Answer {
 // provider without a lookup (Adyen) keeps its keys' results: the re-send
 // learns the outcome.
 func (s *Server) ask(ctx context.Context, j Job) Outcome {
-	if j.By != "owner" && (s.gw.LooksUpFirst() || s.now().Sub(j.CreatedAt) >= s.cfg.GatewayKeyWindow) {
+	if j.By != "owner" && (s.looksUpFirst() || s.now().Sub(j.CreatedAt) >= s.cfg.GatewayKeyWindow) {
 		c, err := s.gw.FindCharge(ctx, j.Params.OrderID, j.RequestID)
 		switch {
 		case errors.Is(err, errNoLookup):

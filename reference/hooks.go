@@ -37,6 +37,10 @@ type Hooks struct {
 	// Sweep is more work for every sweep, after the stale keys and before
 	// expiry.
 	Sweep func(ctx context.Context)
+	// LooksUpFirst says whether a re-send is first looked up at the
+	// gateway (default: the provider's rule, Gateway.LooksUpFirst: on
+	// Checkout.com, which keeps no result after a 5xx, always).
+	LooksUpFirst func() bool
 }
 
 // SetHooks overrides steps of the server's flow; call it before Handler
@@ -79,6 +83,14 @@ func (s *Server) finished(ctx context.Context, j Job, res Result, a Answer) {
 		defer cancel()
 		s.hooks.Finished(ctx, j, res)
 	}
+}
+
+// looksUpFirst applies the LooksUpFirst hook.
+func (s *Server) looksUpFirst() bool {
+	if s.hooks.LooksUpFirst != nil {
+		return s.hooks.LooksUpFirst()
+	}
+	return s.gw.LooksUpFirst()
 }
 
 // gatewayKey applies the GatewayKey hook.
