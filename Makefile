@@ -49,7 +49,7 @@ FUZZTIME     ?= 60s
 FUZZMINIMIZE ?= 5s
 FUZZPARALLEL ?= 1
 FUZZ_TARGETS ?= target:FuzzParse scenarios:FuzzParseIncident reports:FuzzParseJSON \
-	reference:FuzzParseCharge gateway-sim:FuzzChargeBody gateway-sim:FuzzSearchQuery
+	reference:FuzzParseCharge gateway-sim:FuzzChargeBody gateway-sim:FuzzSearchQuery gateway-sim:FuzzProviderPayment
 fuzz:
 	@log=$$(mktemp); trap 'rm -f $$log' EXIT; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t#*:}; corpus=$$pkg/testdata/fuzz/$$fn; \
