@@ -98,7 +98,7 @@ type payment struct {
 // pay is the i-th payment: its own order and key, and an amount no
 // other payment of the run has (the run's start at UniqueAmountFloor).
 func (c *Contact) pay(i int) payment {
-	return payment{order: fmt.Sprintf("ord_contact_%s_%d", c.nonce, i), key: fmt.Sprintf("contact-%s-%d", c.nonce, i), amount: c.amount + int64(i)}
+	return payment{order: fmt.Sprintf("ord_contact_%s_%d", c.nonce, i), key: c.tg.Protocol.Key(fmt.Sprintf("contact-%s-%d", c.nonce, i)), amount: c.amount + int64(i)}
 }
 
 func (c *Contact) request(p payment) client.Request {

@@ -2,8 +2,6 @@ package runner
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -144,20 +142,8 @@ func (p *execution) realOrder(sym string) string { return "ord_" + p.nonce + "_"
 
 func (p *execution) realKey(sym string) string {
 	k := p.nonce + "-" + sym
-	if p.r.cfg.Target != nil && p.r.cfg.Target.Protocol.KeyFormat == target.KeyUUID {
-		return uuidOf(k)
+	if p.r.cfg.Target == nil {
+		return k
 	}
-	return k
-}
-
-// uuidOf is a UUID-shaped key (version 8, RFC 9562's custom layout) made
-// from the first 122 bits of k's SHA-256: the same symbolic key in the
-// same example is the same UUID, and another is another, as the plain key
-// would be.
-func uuidOf(k string) string {
-	h := sha256.Sum256([]byte(k))
-	h[6] = h[6]&0x0f | 0x80 // version 8
-	h[8] = h[8]&0x3f | 0x80 // RFC 9562 variant
-	x := hex.EncodeToString(h[:16])
-	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+	return p.r.cfg.Target.Protocol.Key(k)
 }

@@ -2,6 +2,8 @@ package target
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -118,6 +120,21 @@ type Protocol struct {
 	// of a run gets an amount of its own, and a charge is attributed by
 	// amount and currency). "" means idemcheck finds it at first contact.
 	Trace string `yaml:"trace"`
+}
+
+// Key is the key the client sends for k, in the form KeyFormat asks: k
+// itself, or under KeyUUID a UUID-shaped key (version 8, RFC 9562's
+// custom layout) made from the first 122 bits of k's SHA-256: the same k
+// is the same UUID, and another is another, as the plain key would be.
+func (p Protocol) Key(k string) string {
+	if p.KeyFormat != KeyUUID {
+		return k
+	}
+	h := sha256.Sum256([]byte(k))
+	h[6] = h[6]&0x0f | 0x80 // version 8
+	h[8] = h[8]&0x3f | 0x80 // RFC 9562 variant
+	x := hex.EncodeToString(h[:16])
+	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
 }
 
 // UniqueAmountFloor is the first amount, in minor units, a run's
