@@ -29,7 +29,7 @@ func TestCLI_UsageErrorsExit2(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1h\n  max_wait: soon\n"), 0o644)
 	short := filepath.Join(t.TempDir(), "short.yaml")
-	os.WriteFile(short, []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 2s\n  recovery_window: 30s\n"), 0o644)
+	os.WriteFile(short, []byte("name: x\nstart: {command: ./s}\npolicy:\n  ttl: 1s\n  recovery_window: 30s\n"), 0o644)
 	xml := filepath.Join(t.TempDir(), "xml.yaml")
 	os.WriteFile(xml, []byte("name: x\nstart: {command: ./s}\npolicy: {ttl: 2s}\nprotocol:\n  encoding: xml\n"), 0o644)
 	noOrder := filepath.Join(t.TempDir(), "no-order.yaml")
@@ -45,7 +45,7 @@ func TestCLI_UsageErrorsExit2(t *testing.T) {
 		{[]string{"certify", "--target", "no-such-target"}, `unknown built-in target "no-such-target"`},
 		{[]string{"certify", "--target", xml}, `xml.yaml:5: protocol.encoding: expected json or form, got "xml"`},
 		{[]string{"certify", "--target", noOrder}, "no-order.yaml:6: protocol.body: the request never names the payment's order id"},
-		{[]string{"certify", "--target", short, "--families", "crash-window"}, "short.yaml:5: policy.recovery_window: a crash-window retry"},
+		{[]string{"certify", "--target", short, "--families", "crash-window"}, "short.yaml:5: policy.recovery_window: no crash point fits: a crash-window retry"},
 		{[]string{"certify", "--target", "reference", "--families", "earthquakes"}, `--families: unknown family "earthquakes"`},
 		{[]string{"certify", "--target", "reference", "--level", "L9"}, "--level: expected L1 to L5"},
 		{[]string{"certify", "--target", "reference", "--shard", "9/8"}, "--shard: expected k/n"},
