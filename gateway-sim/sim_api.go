@@ -168,27 +168,20 @@ func (s *Sim) simTrace(w http.ResponseWriter, _ *http.Request) {
 }
 
 // simSetTrace is PUT /_sim/trace with a Trace as its JSON body.
-func (s *Sim) simSetTrace(w http.ResponseWriter, r *http.Request) {
-	var t Trace
-	if err := decodeStrict(http.MaxBytesReader(w, r.Body, maxBody), &t); err != nil {
-		writeSimError(w, fmt.Errorf("%w: %v", ErrInvalidTrace, err))
-		return
-	}
-	if err := s.SetTrace(t); err != nil {
-		writeSimError(w, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
+func (s *Sim) simSetTrace(w http.ResponseWriter, r *http.Request) { simApply(w, r, s.SetTrace) }
 
 // simExpect is POST /_sim/expect with an Expectation as its JSON body.
-func (s *Sim) simExpect(w http.ResponseWriter, r *http.Request) {
-	var e Expectation
-	if err := decodeStrict(http.MaxBytesReader(w, r.Body, maxBody), &e); err != nil {
+func (s *Sim) simExpect(w http.ResponseWriter, r *http.Request) { simApply(w, r, s.Expect) }
+
+// simApply decodes the body into a T, applies it and answers 204; an
+// unreadable body or a refused value is an invalid trace (400).
+func simApply[T any](w http.ResponseWriter, r *http.Request, apply func(T) error) {
+	var v T
+	if err := decodeStrict(http.MaxBytesReader(w, r.Body, maxBody), &v); err != nil {
 		writeSimError(w, fmt.Errorf("%w: %v", ErrInvalidTrace, err))
 		return
 	}
-	if err := s.Expect(e); err != nil {
+	if err := apply(v); err != nil {
 		writeSimError(w, err)
 		return
 	}
