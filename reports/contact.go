@@ -37,12 +37,8 @@ type ContactItem struct {
 
 // Blocked reports whether a failed item stops certification.
 func (c *Contact) Blocked() bool {
-	for _, it := range c.Items {
-		if !it.OK && it.Blocks {
-			return true
-		}
-	}
-	return false
+	_, blocked := c.Blocking()
+	return blocked
 }
 
 // Blocking is the first failed item that stops certification.
