@@ -50,7 +50,7 @@ type account struct {
 // letGo drops the account's history and charges, keeping only the ids
 // of the charges it had: a charge that comes later is known to be late.
 func (a *account) letGo() {
-	a.judged, a.rec, a.charges, a.sc = nil, nil, nil, scenarios.Scenario{Name: a.sc.Name, Family: a.sc.Family, Seed: a.sc.Seed}
+	a.judged, a.rec, a.charges, a.sc = nil, nil, nil, scenarios.Scenario{}
 }
 
 // SetRetain makes the Ledger let go of a judged example's history d after
