@@ -72,6 +72,9 @@ type Config struct {
 type Runner struct {
 	cfg   Config
 	state *runState
+	// byAmount says the target's trace is amount (trace.go), read once
+	// from the configuration rather than parsed again on every send.
+	byAmount bool
 }
 
 // runState is what a run's examples share while they play: the ledger,
@@ -92,7 +95,12 @@ type runState struct {
 
 // New makes a Runner on cfg, which it keeps as it is.
 func New(cfg Config) *Runner {
-	return &Runner{cfg: cfg, state: &runState{live: map[*execution]bool{}, shared: map[*sharedFault]bool{}, cut: map[string]Cuts{}}}
+	r := &Runner{cfg: cfg, state: &runState{live: map[*execution]bool{}, shared: map[*sharedFault]bool{}, cut: map[string]Cuts{}}}
+	if cfg.Target != nil {
+		rule, ok := cfg.Target.Protocol.TraceRule()
+		r.byAmount = ok && rule.Amount
+	}
+	return r
 }
 
 // Config is the configuration the Runner was made with.

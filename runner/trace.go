@@ -18,7 +18,7 @@ import (
 // amount or currency for the same order (key-reuse's different request)
 // is another payment, with an amount of its own.
 func (p *execution) priceUniquely(ctx context.Context, s *scenarios.Send) error {
-	if rule, ok := p.r.cfg.Target.Protocol.TraceRule(); !ok || !rule.Amount || s.Body != "" {
+	if !p.r.byAmount || s.Body != "" {
 		return nil
 	}
 	s.Defaults()
