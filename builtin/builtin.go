@@ -50,6 +50,11 @@ type Member struct {
 	// gateway simulator profile; "" is stripe): its target names it
 	// (gateway.provider) and the server is told (--gateway-provider).
 	Provider string
+	// EveryProvider says a garden member's choice is about providers: it
+	// is certified under every profile, not only under Provider (the
+	// builtin tests; a zoo member with a Provider is certified under the
+	// others too, and must fail nothing there).
+	EveryProvider bool
 	// Protocol, when set, is the member's dialect in place of the
 	// protocol's defaults: a success answer's fields at other places
 	// (stripe-body), or a request shape of its own (own-shape). It is
@@ -138,6 +143,12 @@ var Members = []Member{
 	{Name: "resend-after-5xx", Kind: "broken", Bug: "recovers as on Stripe: after an indeterminate gateway answer it re-sends under the same gateway key without looking the payment up",
 		Incident: "on Checkout.com, which keeps no result after a 5xx, a payment answered 5xx after the money moved is charged again", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED",
 		Provider: "checkout"},
+	// adyen-long-key is the reference with a composite gateway key that
+	// fits Stripe's 255 characters, not Adyen's 64: on Adyen it sends no
+	// key, and a crash-window re-send after a lost answer pays again.
+	{Name: "adyen-long-key", Kind: "broken", Bug: "derives a 134-character gateway key (tenant:key-hash:request-id) and sends none where the provider takes fewer characters (Adyen: 64)",
+		Incident: "on Adyen every payment goes without an idempotency key: a payment whose answer was lost is paid again by its re-send", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED",
+		Provider: "adyen"},
 	{Name: "no-recovery", Kind: "broken", Bug: "no lease takeover and no sweeper: a key whose owner crashed stays in progress", Incident: "after a crash the order can never be completed or retried", Family: "crash-window", Expect: []string{"M6"}, Verdict: "FAILED"},
 	// passthrough-key declares the 30-day TTL it keeps in production,
 	// against Stripe's 24h (the default provider key lifetime): the
@@ -226,6 +237,10 @@ var Members = []Member{
 		Protocol: &target.Protocol{Path: zooOrderPath, Body: mustBody(OrderInPathBody)}},
 	{Name: "anonymous-shared", Kind: "garden", Bug: "none: takes requests without credentials into one shared namespace, bodies compared as for any tenant", Family: "tenants",
 		Protocol: &target.Protocol{Anonymous: true}},
+	// looks-up-first is correct on every provider, none included: the
+	// rule a server on Checkout.com must follow, kept everywhere.
+	{Name: "looks-up-first", Kind: "garden", Bug: "none: looks every re-send's payment up by its order before re-sending it, on every provider (Adyen, which has no lookup, keeps the key's result)", Family: "crash-window",
+		EveryProvider: true},
 	{Name: "order-untraced", Kind: "garden", Variant: "reference", Bug: "none: nothing of the order forwarded to the gateway (money traced by amount)", Family: "crash-window",
 		Flags: []string{"--gateway-order=none"}},
 }
@@ -345,13 +360,19 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 	}
 	if m.Provider != "" {
 		t.Gateway.Provider = m.Provider
-		t.Start.Args = append(t.Start.Args, "--gateway-provider="+m.Provider)
+		if m.Provider != providerNone { // none speaks Stripe's API: the server's default
+			t.Start.Args = append(t.Start.Args, "--gateway-provider="+m.Provider)
+		}
 	}
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("built-in %s: %w", m.Name, err)
 	}
 	return t, nil
 }
+
+// providerNone is the gateway profile without idempotency
+// (gatewaysim.ProviderNone), whose API is Stripe's.
+const providerNone = "none"
 
 // storeEnv is the variable through which reference-server reads each
 // store's address, and its template.

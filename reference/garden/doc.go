@@ -22,8 +22,9 @@
 // Redis (reference/redisstore). mysql_store.go: the keys in MySQL
 // (reference/mysqlstore). order_in_path.go: the order in the path only
 // (zoo.OrderInPath). anonymous_shared.go: requests without credentials
-// taken into one shared namespace (zoo.Anonymous). garden.go: the
-// registry and the shared wrapper.
+// taken into one shared namespace (zoo.Anonymous). looks_up_first.go:
+// every re-send looked up by its order first, on every provider
+// (zoo.Hooked). garden.go: the registry and the shared wrapper.
 //
 // builtin.Members (kind "garden") says which family exercises each choice;
 // the self-validation test holds the garden to "never FAILED".

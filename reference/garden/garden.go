@@ -14,7 +14,7 @@ import (
 var ErrUnknown = errors.New("unknown garden variant")
 
 // variants is the registry; each member lives in its own file.
-var variants = []zoo.Variant{opaqueKeys, inFlight429, exactTTL, stripeBody, ownShape, redisStore, mysqlStore, orderInPath, anonymousShared}
+var variants = []zoo.Variant{opaqueKeys, inFlight429, exactTTL, stripeBody, ownShape, redisStore, mysqlStore, orderInPath, anonymousShared, looksUpFirst}
 
 // Lookup finds a garden member by name.
 func Lookup(name string) (zoo.Variant, error) {

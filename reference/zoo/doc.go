@@ -25,7 +25,9 @@
 // release_non_2xx.go, failure_expires_with_lock.go,
 // time_in_gateway_key.go and look_alike_key.go (the key sent to the
 // gateway), resend_after_5xx.go (recovery as on Stripe, run against
-// Checkout.com: --gateway-provider=checkout) and
+// Checkout.com: --gateway-provider=checkout), adyen_long_key.go (a
+// gateway key longer than Adyen's 64 characters, sent without a key
+// there: --gateway-provider=adyen) and
 // release_wrong_key.go. Configuration wrappers around the reference
 // itself: short_expiry.go (no tombstone), short_retention.go (tombstones
 // for 3 TTLs), no_wait_409.go (no waiting), lease_is_retention.go (the

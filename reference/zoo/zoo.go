@@ -41,7 +41,7 @@ var variants = []Variant{
 	redisLastWriterWins, redisReadBackLock, redisSetexClaim, replayAs409, lockWait500,
 	leaseIsRetention, failureExpiresWithLock, releaseNon2xx, timeInGatewayKey, releaseWrongKey,
 	tzNaiveExpiry, lookAlikeKey, routeTemplateKey, anonymousNamespace,
-	keyBeforeAuth, resendAfter5xx,
+	keyBeforeAuth, resendAfter5xx, adyenLongKey,
 }
 
 // Lookup finds a variant by name; an unknown name's error lists the valid ones.
@@ -82,6 +82,12 @@ func hooked(hooks func(s *reference.Server) reference.Hooks) func(reference.Conf
 		s.SetHooks(hooks(s))
 		return s, nil
 	}
+}
+
+// Hooked is hooked for the garden: a correct member that sets one of the
+// reference's choices through its hooks.
+func Hooked(hooks func(s *reference.Server) reference.Hooks) func(reference.Config) (Server, error) {
+	return hooked(hooks)
 }
 
 // serving builds a variant that is the reference behind serve (a wrapper
