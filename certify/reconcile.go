@@ -13,10 +13,11 @@ import (
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// reconcileTimeout bounds reading the gateway's ledger at the run's end.
+// reconcileTimeout bounds the reconciliation at the run's end (a barrier
+// on the ledger feed).
 const reconcileTimeout = 30 * time.Second
 
-// reconcile holds the gateway's whole ledger against every example played
+// reconcile holds every charge the gateway made against every example played
 // so far and judges again each example for which the gateway charged after
 // it was judged (a sweeper, a late recovery): M1 holds per order across
 // the whole run, not only while the example's requests were in flight.
@@ -75,7 +76,7 @@ func (c *certification) watchLate(ctx context.Context) (stop func()) {
 	return func() { cancel(); <-done }
 }
 
-// account is the run's reconciliation (one read of the whole ledger):
+// account is the run's reconciliation (every charge of the run):
 // late charges are judged with their examples again, and every succeeded
 // charge must belong to an order some example sent. Money the
 // harness cannot attribute (no order where the run traces money, an order nobody sent)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,26 +28,32 @@ const DefaultBarrierTimeout = 10 * time.Second
 // missing from its history, whichever mode delivers the events and however
 // late; and a charge made later (a sweeper, a late recovery) is still
 // there for the reconciliation.
+//
+// It keeps only what is still to be read: an order's events until the
+// order is forgotten (Forget, once its example is let go), the charges
+// until the reconciliation has taken them (DropCharges), and the time
+// each fault rule first fired; other events are not kept. A soak's feed
+// grows with its length only by that time per rule.
 type Feed struct {
 	ctl    gatewaysim.Controller
 	cancel func()
 	done   chan struct{}
 
 	mu      sync.Mutex
-	seq     int64              // last event handled
-	advance chan struct{}      // closed and replaced when seq moves or the feed ends
-	ended   bool               // the subscription closed
-	events  []gatewaysim.Event // the one log, in Seq order; the indexes below hold positions in it
-	byOrder map[string][]int   // events naming an order
-	byFault map[string][]int   // fault and hold events by rule id
-	charges []int              // charge and decline events
+	seq     int64                         // last event handled
+	advance chan struct{}                 // closed and replaced when seq moves or the feed ends
+	ended   bool                          // the subscription closed
+	byOrder map[string][]gatewaysim.Event // events naming an order, in Seq order
+	fired   map[string]time.Time          // when each fault rule first fired (a fault or a hold)
+	charges []gatewaysim.Event            // charge and decline events from the base-th on
+	base    int                           // charge events dropped (DropCharges)
 }
 
 // NewFeed follows ctl from its first retained event.
 func NewFeed(ctl gatewaysim.Controller) *Feed {
 	ch, cancel := ctl.SubscribeSince(0)
 	f := &Feed{ctl: ctl, cancel: cancel, done: make(chan struct{}), advance: make(chan struct{}),
-		byOrder: map[string][]int{}, byFault: map[string][]int{}}
+		byOrder: map[string][]gatewaysim.Event{}, fired: map[string]time.Time{}}
 	go f.run(ch)
 	return f
 }
@@ -68,16 +75,14 @@ func (f *Feed) handle(ev gatewaysim.Event) {
 	if ev.Seq <= f.seq {
 		return
 	}
-	i := len(f.events)
-	f.events = append(f.events, ev)
 	if ev.OrderID != "" {
-		f.byOrder[ev.OrderID] = append(f.byOrder[ev.OrderID], i)
+		f.byOrder[ev.OrderID] = append(f.byOrder[ev.OrderID], ev)
 	}
 	if ev.Type == gatewaysim.EventCharge || ev.Type == gatewaysim.EventDecline {
-		f.charges = append(f.charges, i)
+		f.charges = append(f.charges, ev)
 	}
-	if ev.FaultID != "" && (ev.Type == gatewaysim.EventFault || ev.Type == gatewaysim.EventHold) {
-		f.byFault[ev.FaultID] = append(f.byFault[ev.FaultID], i)
+	if _, seen := f.fired[ev.FaultID]; !seen && ev.FaultID != "" && (ev.Type == gatewaysim.EventFault || ev.Type == gatewaysim.EventHold) {
+		f.fired[ev.FaultID] = ev.Time
 	}
 	f.seq = ev.Seq
 	f.signal()
@@ -145,9 +150,9 @@ func (f *Feed) await(ctx context.Context, cond func() bool) (bool, error) {
 func (f *Feed) WaitOrder(ctx context.Context, order, typ string) (gatewaysim.Event, error) {
 	var found gatewaysim.Event
 	_, err := f.await(ctx, func() bool {
-		for _, i := range f.byOrder[order] {
-			if f.events[i].Type == typ {
-				found = f.events[i]
+		for _, ev := range f.byOrder[order] {
+			if ev.Type == typ {
+				found = ev
 				return true
 			}
 		}
@@ -157,21 +162,56 @@ func (f *Feed) WaitOrder(ctx context.Context, order, typ string) (gatewaysim.Eve
 }
 
 // ChargesFrom returns the ledger's charge and decline events from the
-// i-th (counting from 0) on, waiting until there is at least one.
-func (f *Feed) ChargesFrom(ctx context.Context, i int) ([]gatewaysim.Event, error) {
-	var evs []gatewaysim.Event
+// i-th (counting from 0) on, waiting until there is at least one, and the
+// index of the first: i, or the first not dropped (DropCharges) when i
+// is earlier.
+func (f *Feed) ChargesFrom(ctx context.Context, i int) (int, []gatewaysim.Event, error) {
+	var (
+		start int
+		evs   []gatewaysim.Event
+	)
 	_, err := f.await(ctx, func() bool {
-		evs = f.pick(evs[:0], f.charges[min(i, len(f.charges)):])
+		start, evs = f.chargesFrom(i)
 		return len(evs) > 0
 	})
-	return evs, err
+	return start, evs, err
+}
+
+// chargesFrom is ChargesFrom without the wait; f.mu is held.
+func (f *Feed) chargesFrom(i int) (int, []gatewaysim.Event) {
+	start := max(i, f.base)
+	return start, slices.Clone(f.charges[min(start-f.base, len(f.charges)):])
+}
+
+// DropCharges lets go of the charge events before the i-th: whoever
+// reads them in order (the Ledger) has taken them.
+func (f *Feed) DropCharges(i int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n := min(i-f.base, len(f.charges)); n > 0 {
+		clear(f.charges[:n]) // let the events be collected
+		f.charges = f.charges[n:]
+		f.base += n
+	}
 }
 
 // Order is every event naming order so far, in Seq order.
 func (f *Feed) Order(order string) []gatewaysim.Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.pick(nil, f.byOrder[order])
+	return slices.Clone(f.byOrder[order])
+}
+
+// Forget lets go of orders' events: their example is judged and let go
+// (Ledger.SetRetain), and nothing reads them again but the
+// reconciliation, which reads charges. An event that comes for one of
+// them later (a sweeper's, minutes on) is kept as any other.
+func (f *Feed) Forget(orders []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, o := range orders {
+		delete(f.byOrder, o)
+	}
 }
 
 // FirstFiring is when the gateway rule id first fired (a fault event or
@@ -179,19 +219,8 @@ func (f *Feed) Order(order string) []gatewaysim.Event {
 func (f *Feed) FirstFiring(id string) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	at := f.byFault[id]
-	if len(at) == 0 {
-		return time.Time{}, false
-	}
-	return f.events[at[0]].Time, true
-}
-
-// pick appends the events at positions to dst; f.mu is held.
-func (f *Feed) pick(dst []gatewaysim.Event, positions []int) []gatewaysim.Event {
-	for _, i := range positions {
-		dst = append(dst, f.events[i])
-	}
-	return dst
+	at, ok := f.fired[id]
+	return at, ok
 }
 
 // ChargeOf converts a ledger event (a charge or a decline) to the
@@ -221,15 +250,4 @@ func stamp(rec *history.Recorder, t time.Time) time.Duration {
 		return 0
 	}
 	return rec.At(t)
-}
-
-// chargeEvent is the event the gateway emitted for a ledger entry: a
-// charge, or a decline for a failed one.
-func chargeEvent(c gatewaysim.Charge) gatewaysim.Event {
-	typ := gatewaysim.EventCharge
-	if c.Status != gatewaysim.StatusSucceeded {
-		typ = gatewaysim.EventDecline
-	}
-	return gatewaysim.Event{Type: typ, ChargeID: c.ID, PaymentIntent: c.PaymentIntent, OrderID: c.OrderID, Amount: c.Amount,
-		Currency: c.Currency, IdempotencyKey: c.IdempotencyKey, APIKey: c.APIKey, Time: c.Created}
 }

@@ -18,6 +18,12 @@ import (
 // which example sent each order, so that every charge the gateway makes,
 // whenever it makes it, is attributed to one example (Reconcile,
 // WatchLate) or reported as money nobody can account for.
+//
+// Each charge is taken once, in the feed's order, by whichever of
+// WatchLate and Reconcile reads it first: a charge for an example being
+// played waits for its judgement (pending), one for a judged example is
+// late, one for an example let go is unjudged, any other unattributed.
+// So nothing but an index of the orders sent grows with a soak's length.
 type Ledger struct {
 	ctl       gatewaysim.Controller
 	feed      *Feed
@@ -31,6 +37,16 @@ type Ledger struct {
 	// and held lists the accounts still holding theirs, oldest first.
 	retain time.Duration
 	held   []*account
+	// The charges taken so far (take): next is the feed's index of the
+	// next one, checked counts them, pending holds those for orders whose
+	// example is not judged yet, late the accounts with charges not yet
+	// offered for judging again.
+	next         int
+	checked      int
+	pending      map[string][]gatewaysim.Event
+	late         lateCharges
+	unjudged     []history.Charge
+	unattributed []history.Charge
 }
 
 // account is what the Ledger keeps of a judged example: its recorder
@@ -41,17 +57,16 @@ type Ledger struct {
 type account struct {
 	sc       scenarios.Scenario
 	rec      *history.Recorder
-	judged   *history.History // as Run returned it; read-only; nil once let go
+	judged   *history.History // as Run returned it; read-only
 	charges  []history.Charge // judged's charges and every later one; under the Ledger's mu
 	included map[string]bool  // charge ids in charges
-	at       time.Time        // when it was judged
+	orders   []string
+	at       time.Time // when it was judged
 }
 
-// letGo drops the account's history and charges, keeping only the ids
-// of the charges it had: a charge that comes later is known to be late.
-func (a *account) letGo() {
-	a.judged, a.rec, a.charges, a.sc = nil, nil, nil, scenarios.Scenario{}
-}
+// gone is the account of every order whose example was let go: the
+// index of orders keeps nothing else of them.
+var gone = &account{}
 
 // SetRetain makes the Ledger let go of a judged example's history d after
 // it was judged: a soak's memory does not grow with its length. A charge
@@ -63,16 +78,25 @@ func (l *Ledger) SetRetain(d time.Duration) {
 	l.retain = d
 }
 
-// letGoLocked lets go of the accounts judged more than retain ago.
+// letGoLocked lets go of the accounts judged more than retain ago whose
+// late charges, if any, were offered already: their orders point to gone
+// and the feed forgets their events. Every charge the feed holds is taken
+// first, while the accounts still tell a charge their history holds from
+// a late one.
 func (l *Ledger) letGoLocked(now time.Time) {
-	if l.retain <= 0 {
+	if l.retain <= 0 || len(l.held) == 0 || now.Sub(l.held[0].at) <= l.retain {
 		return
 	}
+	l.catchUpLocked()
 	i := 0
-	for ; i < len(l.held) && now.Sub(l.held[i].at) > l.retain; i++ {
-		l.held[i].letGo()
+	for ; i < len(l.held) && now.Sub(l.held[i].at) > l.retain && !l.late[l.held[i]]; i++ {
+		for _, o := range l.held[i].orders {
+			l.owned[o] = gone
+		}
+		l.feed.Forget(l.held[i].orders)
 	}
-	l.held = slices.Delete(l.held, 0, i)
+	clear(l.held[:i])
+	l.held = l.held[i:]
 }
 
 // NewLedger follows ctl's events from its first retained one, and notes
@@ -80,7 +104,8 @@ func (l *Ledger) letGoLocked(now time.Time) {
 // runs (the conformance suite) has charges of earlier runs that this
 // run's reconciliation must not count.
 func NewLedger(ctl gatewaysim.Controller) *Ledger {
-	l := &Ledger{ctl: ctl, feed: NewFeed(ctl), before: map[string]bool{}, owned: map[string]*account{}}
+	l := &Ledger{ctl: ctl, feed: NewFeed(ctl), before: map[string]bool{}, owned: map[string]*account{},
+		pending: map[string][]gatewaysim.Event{}, late: lateCharges{}}
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultBarrierTimeout)
 	defer cancel()
 	charges, err := ctl.Ledger(ctx)
@@ -117,12 +142,68 @@ func (l *Ledger) Judged(sc scenarios.Scenario, rec *history.Recorder, h *history
 	for _, o := range orders {
 		if l.owned[o] == nil {
 			l.owned[o] = a
+			a.orders = append(a.orders, o)
 		}
+		// Charges taken while the example was played: late unless its
+		// history holds them.
+		for _, ev := range l.pending[o] {
+			l.late.add(a, ev.ChargeID, func() history.Charge { c, _ := ChargeOf(ev, rec); return c })
+		}
+		delete(l.pending, o)
 	}
 	if l.retain > 0 {
 		l.held = append(l.held, a)
 		l.letGoLocked(a.at)
 	}
+}
+
+// take attributes the feed's charge events evs, the first of which is
+// the feed's i-th, skipping those taken already; l.mu is held.
+func (l *Ledger) take(i int, evs []gatewaysim.Event) {
+	for _, ev := range evs[min(max(l.next-i, 0), len(evs)):] {
+		l.takeOne(ev)
+	}
+	l.next = max(l.next, i+len(evs))
+	l.feed.DropCharges(l.next)
+}
+
+// takeOne attributes one charge event; l.mu is held.
+func (l *Ledger) takeOne(ev gatewaysim.Event) {
+	if l.before[ev.ChargeID] {
+		return // an earlier run's, in a reused environment
+	}
+	l.checked++
+	a, sent := l.owned[ev.OrderID]
+	switch {
+	case ev.OrderID == "" || !sent:
+		c, _ := ChargeOf(ev, nil)
+		l.unattributed = append(l.unattributed, c)
+	case a == nil:
+		l.pending[ev.OrderID] = append(l.pending[ev.OrderID], ev)
+	case a == gone:
+		if ev.Type == gatewaysim.EventCharge {
+			c, _ := ChargeOf(ev, nil)
+			l.unjudged = append(l.unjudged, c)
+		}
+	default:
+		l.late.add(a, ev.ChargeID, func() history.Charge { c, _ := ChargeOf(ev, a.rec); return c })
+	}
+}
+
+// catchUpLocked takes every charge the feed holds; l.mu is held.
+func (l *Ledger) catchUpLocked() {
+	l.feed.mu.Lock()
+	start, evs := l.feed.chargesFrom(l.next)
+	l.feed.mu.Unlock()
+	l.take(start, evs)
+}
+
+// offerLocked takes the accounts with late charges not offered yet, each
+// as a new history to judge again; l.mu is held.
+func (l *Ledger) offerLocked() []Late {
+	out := l.late.examples()
+	clear(l.late)
+	return out
 }
 
 // Reconciliation is the gateway's whole ledger held against every example
@@ -152,10 +233,10 @@ type Late struct {
 	History  *history.History
 }
 
-// Reconcile reads the gateway's full ledger, after a barrier, and holds
-// it against every example judged so far. Call it at the end of every
-// family and of the run; an example is offered for re-judging once per
-// new charge.
+// Reconcile takes, after a barrier, every charge the gateway made that
+// WatchLate has not taken yet, and holds the run's charges against every
+// example judged so far. Call it at the end of every family and of the
+// run; an example is offered for re-judging once per new charge.
 func (l *Ledger) Reconcile(ctx context.Context) (Reconciliation, error) {
 	var rc Reconciliation
 	if err := l.feed.Barrier(ctx); err != nil {
@@ -164,59 +245,35 @@ func (l *Ledger) Reconcile(ctx context.Context) (Reconciliation, error) {
 	if l.beforeErr != nil {
 		return rc, fmt.Errorf("reconcile: the gateway's ledger before the run: %w", l.beforeErr)
 	}
-	charges, err := l.ctl.Ledger(ctx)
-	if err != nil {
-		return rc, fmt.Errorf("reconcile: read the gateway's ledger: %w", err)
-	}
-	rc.Checked = len(charges) - len(l.before)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	rc.Retain = l.retain
-	late := lateCharges{}
-	for _, c := range charges {
-		if l.before[c.ID] {
-			continue // an earlier run's, in a reused environment
-		}
-		a, sent := l.owned[c.OrderID]
-		if c.OrderID == "" || !sent {
-			rc.Unattributed = append(rc.Unattributed, ledgerCharge(c, nil))
-			continue
-		}
-		if a != nil && a.judged == nil && !a.included[c.ID] {
-			if c.Succeeded() {
-				rc.Unjudged = append(rc.Unjudged, ledgerCharge(c, nil))
-			}
-			continue
-		}
-		late.add(a, c.ID, func() history.Charge { return ledgerCharge(c, a.rec) })
-	}
-	rc.Rejudge = late.examples()
+	l.catchUpLocked()
+	rc.Checked, rc.Retain = l.checked, l.retain
+	rc.Unjudged, rc.Unattributed = slices.Clone(l.unjudged), slices.Clone(l.unattributed)
+	rc.Rejudge = l.offerLocked()
 	return rc, nil
 }
 
 // WatchLate calls fn, until ctx ends, with every example the gateway
 // charges for after it was judged (a sweeper, an outbox, a late
 // recovery), as soon as the feed delivers the charge: a run finds such a
-// failure when it happens, not at its end. The end-of-run Reconcile stays
-// the complete account (a charge that arrives while its example is being
-// judged is left to it) and does not offer what fn got again.
+// failure when it happens, not at its end. A charge that arrives while
+// its example is being played is held for its judgement, and offered
+// with the next charge taken if the example's history lacks it; the
+// end-of-run Reconcile offers what is left and does not offer what fn
+// got again.
 func (l *Ledger) WatchLate(ctx context.Context, fn func(Late)) {
-	for next := 0; ; {
-		evs, err := l.feed.ChargesFrom(ctx, next)
+	for {
+		l.mu.Lock()
+		next := l.next
+		l.mu.Unlock()
+		start, evs, err := l.feed.ChargesFrom(ctx, next)
 		if err != nil {
 			return
 		}
-		next += len(evs)
 		l.mu.Lock()
-		late := lateCharges{}
-		for _, ev := range evs {
-			a := l.owned[ev.OrderID]
-			if a != nil && a.judged == nil {
-				continue // let go: Reconcile reports it
-			}
-			late.add(a, ev.ChargeID, func() history.Charge { c, _ := ChargeOf(ev, a.rec); return c })
-		}
-		examples := late.examples()
+		l.take(start, evs)
+		examples := l.offerLocked()
 		l.mu.Unlock()
 		for _, ex := range examples {
 			fn(ex)
@@ -251,13 +308,6 @@ func (l lateCharges) examples() []Late {
 	}
 	slices.SortFunc(out, func(a, b Late) int { return cmp.Compare(a.Scenario.Seed, b.Scenario.Seed) })
 	return out
-}
-
-// ledgerCharge converts a ledger entry, stamped on rec's clock (or at 0
-// when no example owns it), through the one converter.
-func ledgerCharge(c gatewaysim.Charge, rec *history.Recorder) history.Charge {
-	hc, _ := ChargeOf(chargeEvent(c), rec)
-	return hc
 }
 
 // String names the reconciliation's outcome in one line for logs.

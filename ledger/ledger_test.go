@@ -65,6 +65,9 @@ func TestLedger_LetsGoOfAJudgedHistoryAfterRetain(t *testing.T) {
 		judge(t, l, srv.URL, "ord_a", 1)
 		judge(t, l, srv.URL, "ord_b", 2) // judged after ord_a's retain: ord_a is let go
 		charge(t, srv.URL, "ord_a")      // a sweeper charges ord_a again
+		if err := l.Feed().Barrier(t.Context()); err != nil {
+			t.Fatal(err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		rc, err := l.Reconcile(ctx)
 		cancel()
@@ -73,6 +76,9 @@ func TestLedger_LetsGoOfAJudgedHistoryAfterRetain(t *testing.T) {
 		sim.Close()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if kept, want := len(l.Feed().Order("ord_a")), 2-c.wantLost; kept != want {
+			t.Errorf("retain %s: the feed keeps %d events of ord_a; want %d (once it is let go, only the late charge)", c.retain, kept, want)
 		}
 		if len(rc.Rejudge) != c.wantRejudge || len(rc.Unjudged) != c.wantLost || len(rc.Unattributed) != 0 {
 			t.Errorf("retain %s: %d to judge again, %d unjudged, %d unattributed; want %d, %d, 0", c.retain, len(rc.Rejudge), len(rc.Unjudged), len(rc.Unattributed), c.wantRejudge, c.wantLost)

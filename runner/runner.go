@@ -68,7 +68,7 @@ type Config struct {
 // fault broke is repaired: one environment serves many examples.
 // One ledger feed follows the gateway for the Runner's whole life:
 // examples read their charges from it after a barrier, and Reconcile
-// holds the gateway's full ledger against every example. Close it.
+// holds every charge the gateway made against every example. Close it.
 type Runner struct {
 	cfg   Config
 	state *runState
