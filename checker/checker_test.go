@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/crashwave"
 	"github.com/idemcheck/idemcheck/history"
 )
 
@@ -686,24 +687,24 @@ func TestL4_AsksForTheCrashPointsOfTheTargetsStores(t *testing.T) {
 }
 
 // TestCrashPoints_OneRowEach: every crash point the checker needs reached
-// has a row in history.CrashWave (its fault kind, its cost), and every row
+// has a row in crashwave.Table (its fault kind, its cost), and every row
 // is a point the checker asks for, once.
 func TestCrashPoints_OneRowEach(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range checker.CrashPoints {
-		row, ok := history.CrashPointNamed(p)
+		row, ok := crashwave.Named(p)
 		if !ok || row.Kind == "" || row.Cost <= 0 || seen[p] {
 			t.Errorf("crash point %q: row %+v (found %v, seen before %v)", p, row, ok, seen[p])
 		}
 		seen[p] = true
 	}
-	for _, row := range history.CrashWave {
+	for _, row := range crashwave.Table {
 		if !seen[row.Name] {
 			t.Errorf("row %q is no crash point of the checker", row.Name)
 		}
 	}
-	if len(checker.CrashPoints) != len(history.CrashWave) {
-		t.Errorf("%d crash points, %d rows", len(checker.CrashPoints), len(history.CrashWave))
+	if len(checker.CrashPoints) != len(crashwave.Table) {
+		t.Errorf("%d crash points, %d rows", len(checker.CrashPoints), len(crashwave.Table))
 	}
 }
 

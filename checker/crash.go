@@ -6,23 +6,24 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/crashwave"
 	"github.com/idemcheck/idemcheck/history"
 )
 
 // CrashPoints are the names of the points of a request at which the
-// crash-window family strikes, in history.CrashWave's order: that table is
+// crash-window family strikes, in crashwave.Table's order: that table is
 // the one list of them, shared with the generators and the target's
 // validation. A history marks the point a fault belongs to with
 // Params[history.ParamCrashPoint]; L4 crash-safe needs every point of the
-// target's stores (history.CrashWaveFor(History.Stores)) reached (every
+// target's stores (crashwave.For(History.Stores)) reached (every
 // fault carrying it fired) somewhere in the certification, and is not
 // reached, naming the points not covered, until then.
-var CrashPoints = history.CrashPointNames()
+var CrashPoints = crashwave.Names()
 
 // crashPointsFor names the points a target with these stores must reach.
 func crashPointsFor(stores []string) []string {
 	var out []string
-	for _, p := range history.CrashWaveFor(stores) {
+	for _, p := range crashwave.For(stores) {
 		out = append(out, p.Name)
 	}
 	return out

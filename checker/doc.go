@@ -38,7 +38,7 @@
 //     including CrashFaults, CrashJudged and CrashPoints, the count per
 //     crash point.
 //   - CrashPoints: the names of the crash points of the crash-window
-//     family, read from history.CrashWave, the one table of them. A
+//     family, read from crashwave.Table, the one table of them. A
 //     history marks the crash point a fault belongs to with
 //     Fault.Params[history.ParamCrashPoint].
 //

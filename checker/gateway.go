@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/idemcheck/idemcheck/crashwave"
 	"github.com/idemcheck/idemcheck/history"
 )
 
@@ -49,14 +50,14 @@ func (ix *index) crashedBefore(order string, at time.Duration) bool {
 }
 
 // storeLostBefore says whether a fault cut a replica off its store or
-// restarted the store (history.StoreFault) before at, and healed no more
+// restarted the store (crashwave.StoreTarget) before at, and healed no more
 // than a recovery window (and the convergence slack) before it: the
 // history's own or one it lived through, since a store outage reaches
 // every owner. A re-send later than that is the server's own doing.
 func (ix *index) storeLostBefore(at time.Duration) bool {
 	window := ix.h.Policy.RecoveryWindow + ix.h.Policy.ConvergeSlack()
 	for _, f := range ix.faults {
-		if history.StoreFault(f) && f.Inject <= at && (!f.Healed || at <= f.Heal+window) {
+		if crashwave.StoreTarget(f.Target) && f.Inject <= at && (!f.Healed || at <= f.Heal+window) {
 			return true
 		}
 	}

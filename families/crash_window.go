@@ -7,14 +7,14 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/crashwave"
 	"github.com/idemcheck/idemcheck/scenarios"
 	"github.com/idemcheck/idemcheck/target"
 )
 
 // waveStrikes is the wall time a crash wave's strikes are budgeted before
 // its recovery window when planning (MinTime), at most its room
-// (history.WaveRoom), in either mode: a restart takes seconds in a
+// (crashwave.Room), in either mode: a restart takes seconds in a
 // container. It plans budgets only; the runner holds each strike to the
 // room as it plays.
 const waveStrikes = 8 * time.Second
@@ -40,19 +40,19 @@ func init() {
 // family's requests at the gate until then (max_wait 10s: a second wave
 // started 23s before the end was cut, and the run ended 5s late).
 func waveTime(tg *target.Target) time.Duration {
-	w := history.WaveFor(tg.StoreNames(), tg.Policy)
+	w := crashwave.Fit(tg.StoreNames(), tg.Policy.WaveTerms())
 	if !w.Recovers {
 		return MaxGatewayLatency(tg) + w.RetryAt
 	}
 	return MaxGatewayLatency(tg) + min(waveStrikes, max(w.Room, 0)) + tg.Policy.RecoveryWindow
 }
 
-// genCrash draws a crash wave: every point of history.CrashWave the
+// genCrash draws a crash wave: every point of crashwave.Table the
 // target has (a store's points only when it needs that store) strikes
 // 1 to MaxStrikes payments of its own (one when it restarts a replica),
 // so that a single example (one recovery window) covers every point,
 // whatever the seed. A point whose one strike does not fit the policy's
-// room (history.WaveFor) is left out (target.CrashPointsLeftOut names
+// room (crashwave.Fit) is left out (target.CrashPointsLeftOut names
 // it), and when not even one strike leaves room for the recovery window
 // before the final retries, they are sent inside the promise all the
 // same (CrashPayment.Within), M6 judging what it can; when the others' first strikes do not all fit the room together,
@@ -68,10 +68,10 @@ func waveTime(tg *target.Target) time.Duration {
 // wave is shrunk by rapid (fewer payments per point) and then re-played
 // with only the payments that failed (Solo).
 func genCrash(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
-	w := history.WaveFor(tg.StoreNames(), tg.Policy)
+	w := crashwave.Fit(tg.StoreNames(), tg.Policy.WaveTerms())
 	points, room := w.Points, w.Room
 	var pays []scenarios.CrashPayment
-	pay := func(cp history.CrashPoint) {
+	pay := func(cp crashwave.Point) {
 		pays = append(pays, scenarios.CrashPayment{Point: cp.Name,
 			Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"),
 			Tenant:  rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant"),
@@ -105,15 +105,15 @@ func genCrash(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
 
 // drawStrikes draws how many payments a wave strikes at cp: 1 to
 // MaxStrikes, one for a point that restarts a replica or a store.
-func drawStrikes(t *rapid.T, cp history.CrashPoint) int {
+func drawStrikes(t *rapid.T, cp crashwave.Point) int {
 	if cp.Restarts {
 		return 1
 	}
-	return rapid.IntRange(1, history.MaxStrikes).Draw(t, "payments_"+cp.Name)
+	return rapid.IntRange(1, crashwave.MaxStrikes).Draw(t, "payments_"+cp.Name)
 }
 
 // singles is how long striking one payment at each of points takes.
-func singles(points []history.CrashPoint) time.Duration {
+func singles(points []crashwave.Point) time.Duration {
 	var d time.Duration
 	for _, cp := range points {
 		d += cp.Cost
@@ -173,7 +173,7 @@ func Solo(sc scenarios.Scenario, orders []string) (scenarios.Scenario, bool) {
 // strike plays a payment's first request with its crash point's fault
 // around it; every fault is healed and every replica back before strike
 // returns. Every fault and process step carries the point and payment.
-// The point's fault kind (history.CrashWave) picks the choreography: a
+// The point's fault kind (crashwave.Table) picks the choreography: a
 // kill, a pause or a store restart inside the gateway's hold of the
 // charge (strikeInHold), a kill after the answer, a link fault on the
 // replica's gateway link or on its link to the point's store, or (any
@@ -181,7 +181,7 @@ func Solo(sc scenarios.Scenario, orders []string) (scenarios.Scenario, bool) {
 func strike(b *builder, point string, replica int, first scenarios.Send) {
 	r := replica
 	at := func(s scenarios.Step) scenarios.Step { s.Point, s.Payment = point, first.Order; return s }
-	cp, _ := history.CrashPointNamed(point)
+	cp, _ := crashwave.Named(point)
 	switch cp.Kind {
 	case "kill_in_hang", "pause", "store_restart":
 		strikeInHold(b, at, cp, r, first)
@@ -211,7 +211,7 @@ func strike(b *builder, point string, replica int, first scenarios.Send) {
 // charge (charge_then_hang): the replica is killed (and restarted once
 // the held answer is released into nothing), frozen and thawed, or its
 // store restarted, and then the charge is released.
-func strikeInHold(b *builder, at func(scenarios.Step) scenarios.Step, cp history.CrashPoint, r int, first scenarios.Send) {
+func strikeInHold(b *builder, at func(scenarios.Step) scenarios.Step, cp crashwave.Point, r int, first scenarios.Send) {
 	hang := "hang_" + first.Order
 	async := first
 	async.Async = true

@@ -10,8 +10,8 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/idemcheck/idemcheck/crashwave"
 	"github.com/idemcheck/idemcheck/families"
-	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/scenarios"
 	"github.com/idemcheck/idemcheck/target"
 )
@@ -298,12 +298,12 @@ func TestFamilies_RegisteredInRankOrder(t *testing.T) {
 }
 
 // TestCrashWave_EveryPointStrikesWithItsKind: a wave with one payment per
-// row of history.CrashWave strikes each point with the row's fault kind
+// row of crashwave.Table strikes each point with the row's fault kind
 // (a kill or pause step for a process kind), and every fault it injects
 // builds.
 func TestCrashWave_EveryPointStrikesWithItsKind(t *testing.T) {
 	var pays []scenarios.CrashPayment
-	for _, cp := range history.CrashWave {
+	for _, cp := range crashwave.Table {
 		pays = append(pays, scenarios.CrashPayment{Point: cp.Name})
 	}
 	struck := map[string]string{}
@@ -326,7 +326,7 @@ func TestCrashWave_EveryPointStrikesWithItsKind(t *testing.T) {
 			struck[s.Point] = "pause"
 		}
 	}
-	for _, cp := range history.CrashWave {
+	for _, cp := range crashwave.Table {
 		if want := map[string]string{"kill_in_hang": "kill"}[cp.Kind]; struck[cp.Name] != cmp.Or(want, cp.Kind) {
 			t.Errorf("point %s struck with %q, want %s", cp.Name, struck[cp.Name], cp.Kind)
 		}
@@ -538,7 +538,7 @@ func TestCrashWindow_StrikesThePointsThatFit(t *testing.T) {
 	if err := tg.CrashWindowFits(); err != nil {
 		t.Fatal(err)
 	}
-	room := history.WaveRoom(pol)
+	room := crashwave.Room(pol.WaveTerms())
 	struck := map[string]int{}
 	draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
 		if len(sc.Wave) == 0 {
@@ -546,7 +546,7 @@ func TestCrashWindow_StrikesThePointsThatFit(t *testing.T) {
 		}
 		for _, pay := range sc.Wave {
 			struck[pay.Point]++
-			cp, _ := history.CrashPointNamed(pay.Point)
+			cp, _ := crashwave.Named(pay.Point)
 			if pay.Within != 0 {
 				t.Fatalf("payment at %s: final retry within %s, want after the recovery window", pay.Point, pay.Within)
 			}
@@ -570,7 +570,7 @@ func TestCrashWindow_StrikesThePointsThatFit(t *testing.T) {
 	if struck["restart-postgres"] > 0 {
 		t.Errorf("restart-postgres struck %d times in 500ms of room", struck["restart-postgres"])
 	}
-	for _, cp := range history.CrashWaveFor(tg.StoreNames()) {
+	for _, cp := range crashwave.For(tg.StoreNames()) {
 		if cp.Name != "restart-postgres" && struck[cp.Name] == 0 {
 			t.Errorf("%s never struck, though its strike fits", cp.Name)
 		}
@@ -583,7 +583,7 @@ func TestCrashWindow_StrikesThePointsThatFit(t *testing.T) {
 func TestCrashWindow_WholeWaveWhenItFits(t *testing.T) {
 	tg := testTarget(t, wideWindow)
 	tg.Needs = []string{"postgres"}
-	points := history.CrashWaveFor(tg.StoreNames())
+	points := crashwave.For(tg.StoreNames())
 	draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
 		var order []string
 		for _, pay := range sc.Wave {
@@ -678,13 +678,13 @@ func TestCrashWindow_RetriesInsideThePromiseWhenRecoveryDoesNotFit(t *testing.T)
 	if err := tg.CrashWindowFits(); err != nil {
 		t.Fatal(err)
 	}
-	within := pol.Promise() - pol.Band() - history.WaveMargin
+	within := pol.Promise() - pol.Band() - crashwave.Margin
 	draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
 		points := map[string]bool{}
 		for _, pay := range sc.Wave {
 			points[pay.Point] = true
 		}
-		if len(points) != len(history.CrashWaveFor(tg.StoreNames())) {
+		if len(points) != len(crashwave.For(tg.StoreNames())) {
 			t.Fatalf("struck %v, want every point", points)
 		}
 		waits := 0

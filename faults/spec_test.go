@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemcheck/idemcheck/crashwave"
 	"github.com/idemcheck/idemcheck/faults"
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/harness"
@@ -159,7 +160,7 @@ func TestGateway_NameAndClassFromItsKindsFile(t *testing.T) {
 // TestCrashWave_KindsAreFaultKinds: every crash point strikes with a
 // registered fault kind (a gateway kind as "gateway:<kind>").
 func TestCrashWave_KindsAreFaultKinds(t *testing.T) {
-	for _, row := range history.CrashWave {
+	for _, row := range crashwave.Table {
 		kind, gateway := strings.CutPrefix(row.Kind, "gateway:")
 		if target := faults.TargetOf(kind); target == "" || gateway != (target == "gateway") {
 			t.Errorf("crash point %s: kind %q is no fault kind (target %q)", row.Name, row.Kind, target)

@@ -15,7 +15,7 @@
 //     still active when recording stopped); Fired is when it first struck
 //     (zero: armed, never seen to fire; Recorder.Fire stamps it).
 //     Params[ParamCrashPoint] ("crash_point") names the crash-window crash
-//     point the fault belongs to (CrashWave): set it on every
+//     point the fault belongs to (crashwave.Table): set it on every
 //     fault a crash point injects (the hang and the kill of kill-in-hang,
 //     the pause of pause-in-hang, the kill of kill-after-response).
 //     Class is what the fault can do to a payment (Crash, Slows, Business,
@@ -23,12 +23,6 @@
 //     fault recorded without one, the class its name had (legacy.go, the
 //     only place that classes faults by name).
 //   - Charge: one gateway ledger entry, the ground truth for money.
-//   - CrashWave: the table of crash points, each with the fault kind that
-//     strikes it, how long a strike takes (Cost, LongestWave) and whether
-//     it stops a replica. Kept here, the lowest package, because the
-//     checker (L4 needs every point reached), the target's validation
-//     (the promise must leave room for a wave) and the generators all
-//     read it.
 //   - Optional fields, all absent from older version 1 documents and read
 //     as zero: Op.Method, Op.Path and Op.ContentType (the request as sent;
 //     absent, the body is JSON to one path), Fault.Fired, Fault.Class,

@@ -124,7 +124,7 @@ type Op struct {
 }
 
 // ParamCrashPoint is the Fault.Params key that names the crash point a
-// fault belongs to ("kill-in-hang", "charge-then-drop", ...: a CrashWave
+// fault belongs to ("kill-in-hang", "charge-then-drop", ...: a crashwave.Table
 // row's Name). Every fault a crash-window example injects for its
 // crash point carries it, the kill and the hang of kill-in-hang alike; the
 // checker counts the point as reached in a history when every fault
@@ -328,7 +328,7 @@ type History struct {
 	Tenants  []string `json:"tenants,omitempty"`
 	// Stores are the stores the target keeps its keys in (its needs):
 	// the crash points of these stores are the ones L4 asks for
-	// (CrashWaveFor). None for a target with keys in memory.
+	// (crashwave.For). None for a target with keys in memory.
 	Stores  []string `json:"stores,omitempty"`
 	Ops     []Op     `json:"ops"`
 	Faults  []Fault  `json:"faults"`
@@ -375,7 +375,7 @@ type History struct {
 // first request was answered before the gateway held a charge to strike
 // in, or the strike would have begun past the wave's room.
 type Unstruck struct {
-	Point   string `json:"point"`   // the crash point (CrashWave) it was to be struck at
+	Point   string `json:"point"`   // the crash point (crashwave.Table) it was to be struck at
 	Payment string `json:"payment"` // its real order
 	Why     string `json:"why"`
 }

@@ -1,6 +1,10 @@
 package history
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemcheck/idemcheck/crashwave"
+)
 
 // Policy is what the target declares about itself: read from the target
 // file (policy:, hence the yaml tags; target.Policy is this type), kept in
@@ -88,7 +92,7 @@ func (p Policy) ConvergeSlack() time.Duration { return max(p.MaxWait+time.Second
 // test-mode promise as the provider does of the production one
 // (Production.ProviderShare), never later than the promise and its band
 // (a fixed 24h would absorb every late retry a target forwards as its
-// own key), and never before GatewayRecoveryFloor: in production a
+// own key), and never before crashwave.RecoveryFloor: in production a
 // provider's day outlasts any crash recovery, so a server that leans on
 // the provider to recover is not judged on a forgetting that production
 // would not have.
@@ -99,16 +103,11 @@ func (p Policy) GatewayKeyTTL(stores []string) time.Duration {
 		return ceiling
 	}
 	scaled := time.Duration(float64(p.Promise()) * share).Round(time.Millisecond)
-	return min(ceiling, max(scaled, p.GatewayRecoveryFloor(stores)))
+	return min(ceiling, max(scaled, crashwave.RecoveryFloor(p.WaveTerms(), stores)))
 }
 
-// GatewayRecoveryFloor is the least the gateway remembers a key when the
-// production provider forgets within the promise: the recovery window and
-// the band, after twice the strikes of the longest crash wave of a target
-// with these stores (LongestWave; twice for a loaded machine, as the
-// wave's generator keeps half its room). A crash-window payment is
-// retried after the wave's strikes and one recovery window, so every
-// recovery the test plays ends before the gateway forgets its key.
-func (p Policy) GatewayRecoveryFloor(stores []string) time.Duration {
-	return p.RecoveryWindow + p.Band() + 2*LongestWave(stores)
+// WaveTerms is what a crash wave's timing model reads of the policy
+// (package crashwave): the promise, its band and the recovery window.
+func (p Policy) WaveTerms() crashwave.Terms {
+	return crashwave.Terms{Promise: p.Promise(), Band: p.Band(), Recovery: p.RecoveryWindow}
 }

@@ -79,7 +79,7 @@ type Step struct {
 	// there is nothing to strike; and the whole payment, its sends too,
 	// when its strike would begin later than Before after the example's
 	// first request (set on the strike's first step), past the wave's
-	// room (history.WaveRoom) on a slow machine.
+	// room (crashwave.Room) on a slow machine.
 	Strike string        `yaml:"strike,omitempty"`
 	Before time.Duration `yaml:"before,omitempty"`
 }
@@ -334,6 +334,6 @@ type CrashPayment struct {
 	By time.Duration
 	// Within, when set, is when the wave's final retries go at the
 	// latest, after its first request (Wait.Within): the policy leaves no
-	// room for the recovery window before them (history.Wave.RetryAt).
+	// room for the recovery window before them (crashwave.Wave.RetryAt).
 	Within time.Duration
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemcheck/idemcheck/history"
+	"github.com/idemcheck/idemcheck/crashwave"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -55,7 +55,7 @@ func TestRefuse_BuiltIn(t *testing.T) {
 // not: exactly fitting is enough, a millisecond short is refused.
 func TestCrashWindowFits_CheapestStrikeInsideThePromise(t *testing.T) {
 	pol := target.Policy{TTL: time.Second, RecoveryWindow: 5 * time.Second}
-	pol.RetryWindow = 100*time.Millisecond + pol.Band() + history.WaveMargin
+	pol.RetryWindow = 100*time.Millisecond + pol.Band() + crashwave.Margin
 	tg := &target.Target{Name: "x", Policy: pol}
 	if err := tg.CrashWindowFits(); err != nil {
 		t.Errorf("exactly fitting: %v", err)

@@ -6,8 +6,11 @@
 // module; a package may import only packages of a lower rank, and a new
 // package must be given its rank there. The stages, lowest first:
 //
+//   - crashwave: the crash-wave table and its timing model; imports
+//     nothing of idemcheck, so everything above may read it.
 //   - history: the versioned record (ops, faults, charges on one clock).
-//   - checker: the pure judge, history in, verdicts out; imports only history.
+//   - checker: the pure judge, history in, verdicts out; imports only
+//     history and crashwave.
 //   - scenarios: scenarios as data (steps, incident files, the regression table).
 //   - families: the generators (rapid), one self-registering file each.
 //   - ledger: the gateway's event feed, the barrier, and the run-wide

@@ -14,31 +14,33 @@ const module = "github.com/idemcheck/idemcheck/"
 // packages of a lower rank. A package missing here fails the test, so a
 // new package is placed deliberately.
 var rank = map[string]int{
-	"history": 0, "internal/yamlfile": 0, "internal/freeport": 0, "internal/leftovers": 0,
+	"crashwave": 0, "internal/yamlfile": 0, "internal/freeport": 0, "internal/leftovers": 0,
 	"gateway-sim": 0, "reference": 0, "images": 0, "images/pg-entrypoint": 0, "examples": 0, "internal/stages": 0,
 	"internal/daemon": 0, "internal/boundedlog": 0, "internal/shared": 0,
 	"scenarios/conformance": 0,
 
-	"checker": 1, "target": 1, "internal/pgcluster": 1, "internal/redisserver": 1, "internal/mysqlserver": 1, "reference/redisstore": 1,
-	"reference/storetest": 1, "reference/mysqlstore": 1,
-	"internal/fuzzcheck": 1,
+	"history": 1,
 
-	"client": 2, "harness": 2, "internal/pgtest": 2, "internal/redistest": 2, "internal/mysqltest": 2, "reports": 2, "builtin": 2,
-	"reference/zoo": 2, "target/openapi": 2,
+	"checker": 2, "target": 2, "internal/pgcluster": 2, "internal/redisserver": 2, "internal/mysqlserver": 2, "reference/redisstore": 2,
+	"reference/storetest": 2, "reference/mysqlstore": 2,
+	"internal/fuzzcheck": 2,
 
-	"faults": 3, "contact": 3, "harness/process": 3, "harness/docker": 3, "reference/garden": 3,
+	"client": 3, "harness": 3, "internal/pgtest": 3, "internal/redistest": 3, "internal/mysqltest": 3, "reports": 3, "builtin": 3,
+	"reference/zoo": 3, "target/openapi": 3,
 
-	"scenarios": 4, "harness/harnesstest": 4,
+	"faults": 4, "contact": 4, "harness/process": 4, "harness/docker": 4, "reference/garden": 4,
 
-	"families": 5, "ledger": 5,
+	"scenarios": 5, "harness/harnesstest": 5,
 
-	"runner": 6,
+	"families": 6, "ledger": 6,
 
-	"search": 7,
+	"runner": 7,
 
-	"certify": 8,
+	"search": 8,
 
-	"cmd/idemcheck": 9, "cmd/reference-server": 9, "cmd/gateway-sim": 9, "gallery/gallerydoc": 9,
+	"certify": 9,
+
+	"cmd/idemcheck": 10, "cmd/reference-server": 10, "cmd/gateway-sim": 10, "gallery/gallerydoc": 10,
 }
 
 // neverImports are imports a stage must not make whatever the ranks say:

@@ -1,0 +1,29 @@
+// Package crashwave is the crash-window family's model of a wave: the
+// table of crash points and how long a wave takes under a target's
+// policy. It imports nothing of idemcheck, so every package that reads
+// it (the history, the checker, the target's validation, the
+// generators) may.
+//
+// # The table
+//
+//   - Point: one crash point: its name in a history, the fault kind that
+//     strikes it, how long a strike takes (Cost), whether it restarts a
+//     replica or a store, and the store it needs.
+//   - Table: every crash point, the one table of them. For: the rows of
+//     a target with these stores. Names, Named: the points by name.
+//   - StoreTarget: whether a fault's target is one of the stores the
+//     table's rows strike.
+//
+// # The timing model
+//
+//   - Terms: what the model reads of a policy (history.Policy.WaveTerms).
+//   - MaxStrikes, Longest: the most payments struck at one point, and how
+//     long the longest wave's strikes take.
+//   - Margin, RetryBy, Room: when a wave's final retries go at the latest,
+//     and how long its strikes may take before the recovery window.
+//   - Wave, Fit: the points a wave under a policy strikes, and whether
+//     the recovery window fits before its final retries. RoomFor: the
+//     policy values that would make a strike fit.
+//   - RecoveryFloor: the least the gateway remembers a key, twice the
+//     longest wave after the recovery window and the band.
+package crashwave
