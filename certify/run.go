@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"sync"
 	"time"
 
@@ -245,9 +244,7 @@ func (c *certification) report(acct checker.Result) {
 		}
 		res := fr.result()
 		fr.Ops = res.Coverage.Ops
-		if d := time.Duration(fr.Duration).Seconds(); d > 0 {
-			fr.OpsPerSecond = math.Round(float64(fr.Ops)/d*10) / 10
-		}
+		fr.SetPace()
 		c.rep.Families = append(c.rep.Families, fr.FamilyResult)
 		addFamily(c.rep, fr, res)
 		results = append(results, res)

@@ -11,8 +11,10 @@ import (
 
 // Merge combines the reports of one target's shards (`certify --shard
 // k/n` on n runners) into one: families and checks matched by name, the
-// worst verdict of each, scenarios, seeds and coverage summed, every
-// violation kept; a check's results merge as the checker merges a
+// worst verdict of each, scenarios, seeds, ops and coverage summed, every
+// violation kept; a family's duration and the run's peak memory are the
+// largest shard's (the shards run side by side), its pace the summed ops
+// over that duration; a check's results merge as the checker merges a
 // family's examples (checker.MergeCheck), notes included.
 // The level is the lowest any shard reached: a level is only as proven as
 // its weakest shard, and the shards' raw results are not in the reports.
@@ -41,6 +43,7 @@ func Merge(reps ...*Report) (*Report, error) {
 		out.Level = min(out.Level, r.Level)
 		out.Coverage = out.Coverage.Add(r.Coverage)
 		dur = max(dur, time.Duration(r.Duration))
+		out.PeakRSS = max(out.PeakRSS, r.PeakRSS)
 		out.Families = mergeFamilies(out.Families, r.Families)
 		out.Checks = mergeChecks(out.Checks, r.Checks)
 		out.Violations = append(out.Violations, r.Violations...)
@@ -82,6 +85,9 @@ func mergeFamilies(acc, next []FamilyResult) []FamilyResult {
 		a.Verdict = worse(a.Verdict, f.Verdict)
 		a.Scenarios += f.Scenarios
 		a.Seeds += f.Seeds
+		a.Ops += f.Ops
+		a.Duration = max(a.Duration, f.Duration)
+		a.SetPace()
 		a.NotJudged = a.NotJudged && f.NotJudged
 		if a.Incident == "" && f.Incident != "" {
 			a.FailSeed, a.Incident, a.History, a.Steps = f.FailSeed, f.Incident, f.History, f.Steps

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
@@ -87,6 +88,13 @@ type FamilyResult struct {
 	// NotJudged says the family was deliberately not played (Note says
 	// why): its PASS certifies nothing (Grade).
 	NotJudged bool `json:"not_judged,omitempty"`
+}
+
+// SetPace sets OpsPerSecond from Ops and Duration, to a tenth.
+func (f *FamilyResult) SetPace() {
+	if d := time.Duration(f.Duration).Seconds(); d > 0 {
+		f.OpsPerSecond = math.Round(float64(f.Ops)/d*10) / 10
+	}
 }
 
 // Grade is how a report renders a family's verdict: "not judged" for a
