@@ -170,7 +170,7 @@ func (s *Sim) commitLocked(a *attempt) *response {
 	}
 	c := s.newChargeLocked(a)
 	resp := a.op.answerLocked(s, a, &c)
-	s.ledger.append(c)
+	s.ledger.append(c, s.events.retention())
 	s.storeLocked(a, resp)
 	s.emitCommitLocked(a, c)
 	if a.plan.kind() == ChargeThenHang {

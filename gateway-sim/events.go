@@ -48,6 +48,7 @@ type eventLog struct {
 	events []Event
 	subs   map[*subscriber]struct{}
 	closed bool
+	retain time.Duration // 0: keep every event and charge (Sim.ForgetAfter)
 }
 
 func newEventLog() *eventLog {
@@ -60,11 +61,26 @@ func (l *eventLog) emit(ev Event) Event {
 	defer l.mu.Unlock()
 	l.seq++
 	ev.Seq = l.seq
+	l.forgetBefore(ev.Time.Add(-l.retain))
 	l.events = append(l.events, ev)
 	for sub := range l.subs {
 		sub.push(ev)
 	}
 	return ev
+}
+
+// forgetBefore drops the retained events emitted before t, unless there
+// is no retention; l.mu is held.
+func (l *eventLog) forgetBefore(t time.Time) {
+	if l.retain <= 0 {
+		return
+	}
+	n := 0
+	for n < len(l.events) && l.events[n].Time.Before(t) {
+		n++
+	}
+	clear(l.events[:n])
+	l.events = l.events[n:]
 }
 
 // subscribe registers a subscriber whose queue starts with the retained
@@ -112,6 +128,13 @@ func (l *eventLog) close() {
 		sub.stop()
 		delete(l.subs, sub)
 	}
+}
+
+// retention is how long events and charges are kept (Sim.ForgetAfter).
+func (l *eventLog) retention() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.retain
 }
 
 func (l *eventLog) lastSeq() int64 {

@@ -54,19 +54,37 @@ func (c Charge) clone() Charge {
 }
 
 // ledger is the append-only list of charges since the last reset, indexed
-// by id for GET /v1/charges/{id}. Guarded by Sim.mu.
+// by id for GET /v1/charges/{id}; with a retention (Sim.ForgetAfter) the
+// oldest are forgotten as new ones come. Guarded by Sim.mu.
 type ledger struct {
 	charges []Charge
-	byID    map[string]int
+	byID    map[string]int // position counting from the first charge since reset
+	base    int            // charges forgotten from the front
 }
 
 func newLedger() ledger {
 	return ledger{byID: make(map[string]int)}
 }
 
-func (l *ledger) append(c Charge) {
-	l.byID[c.ID] = len(l.charges)
+// append adds c, forgetting the charges made more than retain before it
+// (0: none).
+func (l *ledger) append(c Charge, retain time.Duration) {
+	if retain > 0 {
+		l.forgetBefore(c.Created.Add(-retain))
+	}
+	l.byID[c.ID] = l.base + len(l.charges)
 	l.charges = append(l.charges, c)
+}
+
+// forgetBefore drops the charges created before t.
+func (l *ledger) forgetBefore(t time.Time) {
+	n := 0
+	for ; n < len(l.charges) && l.charges[n].Created.Before(t); n++ {
+		delete(l.byID, l.charges[n].ID)
+	}
+	clear(l.charges[:n]) // let the charges be collected
+	l.charges = l.charges[n:]
+	l.base += n
 }
 
 func (l *ledger) get(id string) (Charge, bool) {
@@ -74,7 +92,7 @@ func (l *ledger) get(id string) (Charge, bool) {
 	if !ok {
 		return Charge{}, false
 	}
-	return l.charges[i], true
+	return l.charges[i-l.base], true
 }
 
 func (l *ledger) snapshot() []Charge {
@@ -85,9 +103,9 @@ func (l *ledger) snapshot() []Charge {
 	return out
 }
 
-// Ledger returns every charge since the last Reset, in commit order. The
-// slice is a copy: the harness can keep it as evidence while the simulator
-// carries on.
+// Ledger returns every charge since the last Reset (of those a retention
+// keeps, ForgetAfter), in commit order. The slice is a copy: the harness
+// can keep it as evidence while the simulator carries on.
 func (s *Sim) Ledger() []Charge {
 	s.mu.Lock()
 	defer s.mu.Unlock()
