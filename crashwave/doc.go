@@ -7,8 +7,13 @@
 // # The table
 //
 //   - Point: one crash point: its name in a history, the fault kind that
-//     strikes it, how long a strike takes (Cost), whether it restarts a
-//     replica or a store, and the store it needs.
+//     strikes it, how the family plays the strike (its Choreography), how
+//     long a strike takes (Cost), whether it restarts a replica or a
+//     store, and the store it needs.
+//   - Choreography: the ways a strike is played around a payment's first
+//     request (a gateway rule, a link fault, a kill or pause or store
+//     restart while the gateway holds the charge, a kill after the
+//     answer).
 //   - Table: every crash point, the one table of them. For: the rows of
 //     a target with these stores. Names, Named: the points by name.
 //   - StoreTarget: whether a fault's target is one of the stores the

@@ -173,37 +173,40 @@ func Solo(sc scenarios.Scenario, orders []string) (scenarios.Scenario, bool) {
 // strike plays a payment's first request with its crash point's fault
 // around it; every fault is healed and every replica back before strike
 // returns. Every fault and process step carries the point and payment.
-// The point's fault kind (crashwave.Table) picks the choreography: a
+// The point's choreography (crashwave.Point.Choreography) picks how: a
 // kill, a pause or a store restart inside the gateway's hold of the
-// charge (strikeInHold), a kill after the answer, a link fault on the
-// replica's gateway link or on its link to the point's store, or (any
-// other kind) a gateway rule for the payment's order, firing once.
+// charge (strikeInHold), a kill after the answer, a link fault of the
+// point's kind on the replica's gateway link or on its link to the
+// point's store, or a gateway rule of the point's kind for the payment's
+// order, firing once.
 func strike(b *builder, point string, replica int, first scenarios.Send) {
 	r := replica
 	at := func(s scenarios.Step) scenarios.Step { s.Point, s.Payment = point, first.Order; return s }
 	cp, _ := crashwave.Named(point)
-	switch cp.Kind {
-	case "kill_in_hang", "pause", "store_restart":
+	switch cp.Choreography {
+	case crashwave.KillInHold, crashwave.PauseInHold, crashwave.StoreRestartInHold:
 		strikeInHold(b, at, cp, r, first)
-	default:
+	case crashwave.GatewayRule:
 		id := "gw_" + first.Order
 		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Order: first.Order, Params: map[string]string{"times": "1"}}}))
 		b.send(first)
 		b.heal(id)
-	case "reset_peer", "timeout":
+	case crashwave.GatewayLink:
 		id := "net_" + first.Order
 		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Link: fmt.Sprintf("replica%d->gateway", r), Direction: "downstream", Params: map[string]string{"timeout": "100ms"}}}))
 		b.send(first)
 		b.heal(id)
-	case "down":
+	case crashwave.StoreLink:
 		id := "db_" + first.Order
-		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: "down", Link: fmt.Sprintf("replica%d->%s", r, cp.Store)}}))
+		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Link: fmt.Sprintf("replica%d->%s", r, cp.Store)}}))
 		b.send(first)
 		b.heal(id)
-	case "kill":
+	case crashwave.KillAfterAnswer:
 		b.send(first)
 		b.add(at(scenarios.Step{Kill: &r}))
 		b.add(scenarios.Step{Restart: &r})
+	default:
+		panic(fmt.Sprintf("crash point %s: no strike for its choreography %d", cp.Name, cp.Choreography))
 	}
 }
 
@@ -219,19 +222,19 @@ func strikeInHold(b *builder, at func(scenarios.Step) scenarios.Step, cp crashwa
 	b.send(async)
 	b.wait(scenarios.Wait{Hold: first.Order, OrAnswered: first.ID})
 	answered := scenarios.Wait{Responses: []string{first.ID}}
-	switch cp.Kind {
-	case "kill_in_hang":
+	switch cp.Choreography {
+	case crashwave.KillInHold:
 		b.add(at(scenarios.Step{Kill: &r}))
 		b.add(scenarios.Step{Release: first.Order})
 		b.wait(answered)
 		b.add(scenarios.Step{Restart: &r})
-	case "store_restart":
+	case crashwave.StoreRestartInHold:
 		id := "store_" + first.Order
 		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Store: cp.Store}}))
 		b.add(scenarios.Step{Release: first.Order})
 		b.wait(answered)
 		b.heal(id)
-	default: // pause
+	case crashwave.PauseInHold:
 		b.add(at(scenarios.Step{Pause: &r}))
 		b.add(scenarios.Step{Release: first.Order})
 		b.add(scenarios.Step{Resume: &r})
