@@ -13,7 +13,7 @@ import (
 // the in-process API does.
 func TestClient_CrashWindowRemotely(t *testing.T) {
 	withSim(t, gatewaysim.Config{}, func(e *env) {
-		c := gatewaysim.NewClient(e.srv.URL + "/")
+		c := gatewaysim.NewClient(e.ctl.URL + "/")
 		ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 		defer cancel()
 		id, err := c.AddFault(ctx, orderFault(gatewaysim.ChargeThenHang, "ord_c"))
@@ -71,7 +71,7 @@ func TestClient_CrashWindowRemotely(t *testing.T) {
 
 func TestClient_StreamEndsWithContext(t *testing.T) {
 	withSim(t, gatewaysim.Config{}, func(e *env) {
-		c := gatewaysim.NewClient(e.srv.URL)
+		c := gatewaysim.NewClient(e.ctl.URL)
 		ctx, cancel := context.WithCancel(context.Background())
 		e.charge("", "ord_s", 100)
 		n := 0
@@ -88,7 +88,7 @@ func TestClient_StreamEndsWithContext(t *testing.T) {
 
 func TestClient_StreamEndsWhenSimCloses(t *testing.T) {
 	withSim(t, gatewaysim.Config{}, func(e *env) {
-		c := gatewaysim.NewClient(e.srv.URL)
+		c := gatewaysim.NewClient(e.ctl.URL)
 		e.charge("", "ord_s", 100)
 		err := c.StreamEvents(context.Background(), 0, func(gatewaysim.Event) bool {
 			e.sim.Close()

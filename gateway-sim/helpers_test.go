@@ -19,11 +19,13 @@ const waitBound = 10 * time.Second
 
 const apiKey = "sk_test_tenant_a"
 
-// env is a simulator served over real HTTP on loopback.
+// env is a simulator served over real HTTP on loopback: the provider's
+// API on srv, the control API on ctl, as cmd/gateway-sim serves them.
 type env struct {
 	t   testing.TB
 	sim *gatewaysim.Sim
 	srv *httptest.Server
+	ctl *httptest.Server
 }
 
 // withSim runs fn against a fresh simulator; the server and the simulator
@@ -31,12 +33,13 @@ type env struct {
 func withSim(t testing.TB, cfg gatewaysim.Config, fn func(e *env)) {
 	t.Helper()
 	sim := gatewaysim.New(cfg)
-	srv := httptest.NewServer(sim.Handler())
+	srv, ctl := httptest.NewServer(sim.Handler()), httptest.NewServer(sim.ControlHandler())
 	t.Cleanup(func() {
 		sim.Close()
 		srv.Close()
+		ctl.Close()
 	})
-	fn(&env{t: t, sim: sim, srv: srv})
+	fn(&env{t: t, sim: sim, srv: srv, ctl: ctl})
 }
 
 // reply is a response with its body read.
@@ -77,8 +80,22 @@ func (e *env) requestWith(c *http.Client, method, path, apiKey, contentType, bod
 	return r
 }
 
+// control sends one request to the control API.
+func (e *env) control(method, path, contentType, body string) reply {
+	e.t.Helper()
+	r, err := send(e.ctl.Client(), method, e.ctl.URL+path, "", contentType, body)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return r
+}
+
 func (e *env) do(c *http.Client, method, path, apiKey, contentType, body string, headers ...string) (reply, error) {
-	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+	return send(c, method, e.srv.URL+path, apiKey, contentType, body, headers...)
+}
+
+func send(c *http.Client, method, url, apiKey, contentType, body string, headers ...string) (reply, error) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		return reply{}, err
 	}

@@ -35,8 +35,9 @@ type stripeDialect struct{}
 
 func (stripeDialect) profile() Profile { return stripeProfile }
 
-// routes wires the Stripe subset (charges and PaymentIntents). Unknown /v1
-// paths get Stripe's 404 error object, so a client library reports them
+// routes wires the Stripe subset (charges and PaymentIntents). Every
+// other path (an unknown /v1 path, /_sim/...) gets Stripe's 404 error
+// object, "Unrecognized request URL", so a client library reports it
 // sensibly.
 func (stripeDialect) routes(s *Sim, mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/charges", s.createCharge)
@@ -46,7 +47,7 @@ func (stripeDialect) routes(s *Sim, mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/payment_intents/{id}/confirm", s.confirmIntent)
 	mux.HandleFunc("GET /v1/payment_intents/search", s.searchIntents)
 	mux.HandleFunc("GET /v1/payment_intents/{id}", s.getIntent)
-	mux.HandleFunc("/v1/", s.unknownURL)
+	mux.HandleFunc("/", s.unknownURL)
 }
 
 func (stripeDialect) apiKey(r *http.Request) (string, error) { return apiKeyOf(r) }

@@ -68,7 +68,8 @@ func (c Config) withDefaults() Config {
 type Sim struct {
 	cfg     Config
 	log     *slog.Logger
-	mux     *http.ServeMux
+	mux     *http.ServeMux // the provider's API
+	control *http.ServeMux // the control API
 	events  *eventLog
 	tracer  *tracer
 	dialect dialect      // the provider's wire format
@@ -114,7 +115,7 @@ func New(cfg Config) *Sim {
 		idRand:    newRand(cfg.Seed, streamIDs),
 		faultRand: newRand(cfg.Seed, streamFaults),
 	}
-	s.mux = s.routes()
+	s.mux, s.control = s.routes(), s.controlRoutes()
 	return s
 }
 
@@ -124,10 +125,19 @@ func (s *Sim) idempotent() bool { return s.profile.Idempotency.Header != "" }
 // Profile is the provider profile the simulator speaks.
 func (s *Sim) Profile() Profile { return s.profile }
 
-// Handler serves the Stripe subset (/v1/charges...) and the control API
-// (/_sim/...). Mount it on any server; httptest.NewServer(sim.Handler()) is
-// the in-process setup.
+// Handler serves the provider's API (Stripe's /v1/charges..., or the
+// profile's own): the data plane, the address handed to a server under
+// test. It does not serve the control API: a request for /_sim/... gets
+// the provider's 404, as it would from the real provider. Mount it on any
+// server; httptest.NewServer(sim.Handler()) is the in-process setup.
 func (s *Sim) Handler() http.Handler { return s.mux }
+
+// ControlHandler serves the control API (/_sim/...: ledger, faults,
+// holds, events, reset): the control plane, for the harness alone. Serve
+// it on another listener than Handler, one the server under test is
+// never told of (cmd/gateway-sim's --control-addr); in-process, the
+// harness calls the Sim's methods instead.
+func (s *Sim) ControlHandler() http.Handler { return s.control }
 
 // Reset returns the simulator to its just-created state: empty ledger,
 // PaymentIntents and idempotency store, no faults, request count zero, fault draws restarted

@@ -9,8 +9,10 @@ import (
 	"net/http"
 )
 
-// The control API lives under /_sim/, a prefix no Stripe path uses, so the
-// simulator can sit behind the same base URL a service uses for Stripe.
+// The control API lives under /_sim/ on its own handler (ControlHandler),
+// never behind the base URL a service is given for its provider: a server
+// under test must not be able to read or reset the oracle, or clear the
+// faults the harness armed.
 func (s *Sim) simRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /_sim/health", s.simHealth)
 	mux.HandleFunc("GET /_sim/ledger", s.simLedger)

@@ -16,7 +16,7 @@ import (
 func TestSimAPI_LedgerJSON(t *testing.T) {
 	withSim(t, gatewaysim.Config{}, func(e *env) {
 		id := e.charge("kl", "ord_l", 1250).chargeID()
-		r := e.request(http.MethodGet, "/_sim/ledger", "", "", "")
+		r := e.control(http.MethodGet, "/_sim/ledger", "", "")
 		var raw struct{ Charges []map[string]any }
 		if err := json.Unmarshal(r.body, &raw); err != nil || len(raw.Charges) != 1 {
 			t.Fatalf("%d %s", r.status, r.body)
@@ -29,10 +29,10 @@ func TestSimAPI_LedgerJSON(t *testing.T) {
 		if raw.Charges[0]["id"] != id || raw.Charges[0]["order_id"] != "ord_l" || raw.Charges[0]["idempotency_key"] != "kl" {
 			t.Fatalf("%s", r.body)
 		}
-		if r := e.request(http.MethodPost, "/_sim/reset", "", "", ""); r.status != http.StatusNoContent {
+		if r := e.control(http.MethodPost, "/_sim/reset", "", ""); r.status != http.StatusNoContent {
 			t.Fatalf("reset: %d", r.status)
 		}
-		if r := e.request(http.MethodGet, "/_sim/ledger", "", "", ""); string(r.body) != "{\"charges\":[]}\n" {
+		if r := e.control(http.MethodGet, "/_sim/ledger", "", ""); string(r.body) != "{\"charges\":[]}\n" {
 			t.Fatalf("after reset: %s", r.body)
 		}
 	})
@@ -40,7 +40,7 @@ func TestSimAPI_LedgerJSON(t *testing.T) {
 
 func TestSimAPI_FaultsOverHTTP(t *testing.T) {
 	withSim(t, gatewaysim.Config{}, func(e *env) {
-		r := e.request(http.MethodPost, "/_sim/faults", "", jsonType, `{"kind":"latency","match":{"order_id":"o1","nth":0},"latency":"200ms","times":3}`)
+		r := e.control(http.MethodPost, "/_sim/faults", jsonType, `{"kind":"latency","match":{"order_id":"o1","nth":0},"latency":"200ms","times":3}`)
 		var added struct{ ID string }
 		if err := json.Unmarshal(r.body, &added); err != nil || r.status != http.StatusCreated || added.ID == "" {
 			t.Fatalf("add: %d %s", r.status, r.body)
@@ -50,24 +50,24 @@ func TestSimAPI_FaultsOverHTTP(t *testing.T) {
 		if len(fs) != 1 || fs[0].Fault != want || fs[0].ID != added.ID {
 			t.Fatalf("installed %+v, want %+v", fs, want)
 		}
-		list := e.request(http.MethodGet, "/_sim/faults", "", "", "")
+		list := e.control(http.MethodGet, "/_sim/faults", "", "")
 		if !strings.Contains(string(list.body), `"latency":"200ms"`) {
 			t.Fatalf("list: %s", list.body)
 		}
 		for _, bad := range []string{`{"kind":"explode"}`, `{"kind":"latency"}`, `{"kind":"latency","latency":200}`,
 			`{"kind":"decline","match":{"order":"o1"}}`, `{"kind":"decline","match":{"probability":2}}`, `{`} {
-			if r := e.request(http.MethodPost, "/_sim/faults", "", jsonType, bad); r.status != 400 {
+			if r := e.control(http.MethodPost, "/_sim/faults", jsonType, bad); r.status != 400 {
 				t.Fatalf("%s: %d %s", bad, r.status, r.body)
 			}
 		}
-		if r := e.request(http.MethodDelete, "/_sim/faults/"+added.ID, "", "", ""); r.status != http.StatusNoContent {
+		if r := e.control(http.MethodDelete, "/_sim/faults/"+added.ID, "", ""); r.status != http.StatusNoContent {
 			t.Fatalf("remove: %d", r.status)
 		}
-		if r := e.request(http.MethodDelete, "/_sim/faults/"+added.ID, "", "", ""); r.status != http.StatusNotFound {
+		if r := e.control(http.MethodDelete, "/_sim/faults/"+added.ID, "", ""); r.status != http.StatusNotFound {
 			t.Fatalf("remove again: %d", r.status)
 		}
 		e.sim.AddFault(want)
-		if r := e.request(http.MethodDelete, "/_sim/faults", "", "", ""); r.status != http.StatusNoContent || len(e.sim.Faults()) != 0 {
+		if r := e.control(http.MethodDelete, "/_sim/faults", "", ""); r.status != http.StatusNoContent || len(e.sim.Faults()) != 0 {
 			t.Fatalf("clear: %d", r.status)
 		}
 	})
@@ -82,14 +82,14 @@ func TestSimAPI_ReleaseOverHTTP(t *testing.T) {
 			held <- r
 		}()
 		hold := e.waitEvent(ofType(gatewaysim.EventHold))
-		holds := e.request(http.MethodGet, "/_sim/holds", "", "", "")
+		holds := e.control(http.MethodGet, "/_sim/holds", "", "")
 		if !strings.Contains(string(holds.body), hold.HoldID) {
 			t.Fatalf("holds: %s", holds.body)
 		}
-		if r := e.request(http.MethodPost, "/_sim/release?hold=hold_999", "", "", ""); r.status != 404 {
+		if r := e.control(http.MethodPost, "/_sim/release?hold=hold_999", "", ""); r.status != 404 {
 			t.Fatalf("unknown hold: %d", r.status)
 		}
-		if r := e.request(http.MethodPost, "/_sim/release?hold="+hold.HoldID, "", "", ""); r.status != http.StatusNoContent {
+		if r := e.control(http.MethodPost, "/_sim/release?hold="+hold.HoldID, "", ""); r.status != http.StatusNoContent {
 			t.Fatalf("release: %d %s", r.status, r.body)
 		}
 		if r := <-held; r.status != 200 {
@@ -106,8 +106,8 @@ func TestSimAPI_EventStream(t *testing.T) {
 		e.charge("k1", "ord_e1", 100)
 		ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 		defer cancel()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL+"/_sim/events?since=1", nil)
-		resp, err := e.srv.Client().Do(req)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.ctl.URL+"/_sim/events?since=1", nil)
+		resp, err := e.ctl.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func readEvents(resp *http.Response, out chan<- gatewaysim.Event) {
 func TestSimAPI_LongPoll(t *testing.T) {
 	withSim(t, gatewaysim.Config{}, func(e *env) {
 		e.charge("", "ord_lp", 100)
-		r := e.request(http.MethodGet, "/_sim/events?since=0&wait=5s", "", "", "")
+		r := e.control(http.MethodGet, "/_sim/events?since=0&wait=5s", "", "")
 		var got struct {
 			Events []gatewaysim.Event
 			Next   int64
@@ -151,11 +151,11 @@ func TestSimAPI_LongPoll(t *testing.T) {
 		if err := json.Unmarshal(r.body, &got); err != nil || len(got.Events) == 0 || got.Events[0].Type != "charge" || got.Next < 1 {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
-		empty := e.request(http.MethodGet, "/_sim/events?since=99&wait=1ms", "", "", "")
+		empty := e.control(http.MethodGet, "/_sim/events?since=99&wait=1ms", "", "")
 		if !strings.Contains(string(empty.body), `"events":[]`) {
 			t.Fatalf("timed-out poll: %s", empty.body)
 		}
-		if bad := e.request(http.MethodGet, "/_sim/events?since=x", "", "", ""); bad.status != 400 {
+		if bad := e.control(http.MethodGet, "/_sim/events?since=x", "", ""); bad.status != 400 {
 			t.Fatalf("bad since: %d", bad.status)
 		}
 	})
@@ -225,4 +225,38 @@ func recv(t *testing.T, ch <-chan gatewaysim.Event) gatewaysim.Event {
 		t.Fatal("no event within the bound")
 	}
 	return gatewaysim.Event{}
+}
+
+// The provider's address serves the provider's API alone: the control
+// paths are paths the provider does not have, answered with that
+// provider's own 404 (Stripe's error object, Checkout.com's empty 404,
+// Adyen's error object), and they change nothing.
+func TestSimAPI_NotOnTheProvidersAddress(t *testing.T) {
+	for _, c := range []struct {
+		provider, body string
+	}{
+		{gatewaysim.ProviderStripe, `"Unrecognized request URL`},
+		{gatewaysim.ProviderNone, `"Unrecognized request URL`},
+		{gatewaysim.ProviderCheckout, ``},
+		{gatewaysim.ProviderAdyen, `"errorType":"security"`},
+	} {
+		withSim(t, gatewaysim.Config{Provider: c.provider}, func(e *env) {
+			id := e.sim.AddFault(orderFault(gatewaysim.Decline, "ord_x"))
+			for _, req := range []struct{ method, path string }{
+				{http.MethodPost, "/_sim/reset"}, {http.MethodDelete, "/_sim/faults"},
+				{http.MethodDelete, "/_sim/faults/" + id}, {http.MethodGet, "/_sim/ledger"},
+			} {
+				r := e.request(req.method, req.path, apiKey, "", "")
+				if r.status != http.StatusNotFound || !strings.Contains(string(r.body), c.body) || strings.Contains(string(r.body), "charges") {
+					t.Errorf("%s: %s %s on the provider's address: %d %s, want its 404", c.provider, req.method, req.path, r.status, r.body)
+				}
+			}
+			if fs := e.sim.Faults(); len(fs) != 1 || fs[0].ID != id {
+				t.Errorf("%s: the faults after the requests: %+v, want %s still armed", c.provider, fs, id)
+			}
+			if r := e.control(http.MethodGet, "/_sim/faults", "", ""); r.status != http.StatusOK || !strings.Contains(string(r.body), id) {
+				t.Errorf("%s: GET /_sim/faults on the control address: %d %s", c.provider, r.status, r.body)
+			}
+		})
+	}
 }

@@ -71,7 +71,7 @@ func TestTrace_DescriptionThatDoesNotMatchNamesNoOrder(t *testing.T) {
 
 func TestTrace_AmountAttributesByAmountAndCurrency(t *testing.T) {
 	withSim(t, gatewaysim.Config{}, func(e *env) {
-		c := gatewaysim.NewClient(e.srv.URL)
+		c := gatewaysim.NewClient(e.ctl.URL)
 		ctx := context.Background()
 		if err := c.SetTrace(ctx, gatewaysim.Trace{Amount: true}); err != nil {
 			t.Fatal(err)
@@ -106,7 +106,7 @@ func TestTrace_BadTracesAreRefused(t *testing.T) {
 		}
 	}
 	withSim(t, gatewaysim.Config{}, func(e *env) {
-		c := gatewaysim.NewClient(e.srv.URL)
+		c := gatewaysim.NewClient(e.ctl.URL)
 		err := c.SetTrace(context.Background(), gatewaysim.Trace{Metadata: "a", Amount: true})
 		if !errors.Is(err, gatewaysim.ErrInvalidTrace) {
 			t.Fatalf("two places: %v, want ErrInvalidTrace", err)

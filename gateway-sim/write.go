@@ -2,11 +2,19 @@ package gatewaysim
 
 import "net/http"
 
-// routes wires the provider's API (its dialect's routes) and the control
-// API (/_sim/...).
+// routes wires the provider's API (its dialect's routes): the data
+// plane, the one address a server under test is given. Any other path,
+// /_sim/... included, gets the provider's own 404.
 func (s *Sim) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	s.dialect.routes(s, mux)
+	return mux
+}
+
+// controlRoutes wires the control API (/_sim/...): the control plane,
+// served on a listener of its own that no server under test is told of.
+func (s *Sim) controlRoutes() *http.ServeMux {
+	mux := http.NewServeMux()
 	s.simRoutes(mux)
 	return mux
 }

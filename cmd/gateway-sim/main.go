@@ -1,13 +1,15 @@
 // Command gateway-sim runs the simulated payment gateway (package
-// gatewaysim) as a process: point a service's Stripe backend URL at it and
-// drive faults and read the ledger through /_sim/.
+// gatewaysim) as a process: point a service's Stripe backend URL at it
+// (--addr, the provider's API) and drive faults and read the ledger through
+// /_sim/ on another listener (--control-addr), which the service is never
+// told of: on --addr, /_sim/... gets the provider's 404.
 //
-//	gateway-sim --addr 127.0.0.1:12111 [--provider stripe|checkout|adyen|none] [--ttl 24h] [--no-idempotency] [--seed N] [--verbose]
+//	gateway-sim --addr 127.0.0.1:12111 --control-addr 127.0.0.1:12112 [--provider stripe|checkout|adyen|none] [--ttl 24h] [--no-idempotency] [--seed N] [--verbose]
 //
-// It prints "gateway-sim listening on http://HOST:PORT" once it accepts
-// connections (with --addr HOST:0 the port is the one the kernel chose) and
-// shuts down cleanly on SIGINT or SIGTERM, releasing held responses and
-// ending event streams first.
+// It prints "gateway-sim listening on http://HOST:PORT" and "gateway-sim
+// control on http://HOST:PORT" once both accept connections (with HOST:0
+// the port is the one the kernel chose) and shuts down cleanly on SIGINT or
+// SIGTERM, releasing held responses and ending event streams first.
 //
 // It imports only gateway-sim.
 package main
@@ -40,6 +42,7 @@ const exitUsage = 2
 // options are the command-line flags.
 type options struct {
 	addr          string
+	controlAddr   string
 	ttl           time.Duration
 	noIdempotency bool
 	provider      string
@@ -68,7 +71,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("gateway-sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.addr, "addr", "127.0.0.1:12111", "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:12111", "the provider API's listen address, for the service (host:port; port 0 picks a free one)")
+	fs.StringVar(&o.controlAddr, "control-addr", "127.0.0.1:12112", "the control API's (/_sim/) listen address, for the harness alone (host:port; port 0 picks a free one)")
 	fs.DurationVar(&o.ttl, "ttl", 0, "idempotency key TTL (default the provider's key lifetime: 24h; Adyen 744h)")
 	fs.BoolVar(&o.noIdempotency, "no-idempotency", false, "ignore Idempotency-Key, like a gateway without idempotency support (the provider none)")
 	fs.Func("provider", "the payment provider to speak: "+strings.Join(gatewaysim.ProviderNames(), ", ")+" (default stripe)", func(v string) error {
@@ -109,28 +113,42 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: sim.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	cln, err := net.Listen("tcp", o.controlAddr)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("listen (control): %w", err)
+	}
+	srvs := []*http.Server{
+		{Handler: sim.Handler(), ReadHeaderTimeout: 10 * time.Second},
+		{Handler: sim.ControlHandler(), ReadHeaderTimeout: 10 * time.Second},
+	}
+	served := make(chan error, len(srvs))
+	for i, l := range []net.Listener{ln, cln} {
+		go func() { served <- srvs[i].Serve(l) }()
+	}
 	fmt.Fprintf(stdout, "gateway-sim listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(stdout, "gateway-sim control on http://%s\n", cln.Addr())
 	select {
 	case err := <-served:
-		return fmt.Errorf("serve: %w", err)
+		return errors.Join(fmt.Errorf("serve: %w", err), shutdown(srvs, sim))
 	case <-ctx.Done():
 	}
-	return shutdown(srv, sim)
+	return shutdown(srvs, sim)
 }
 
 // shutdown lets held responses go and ends event streams (handlers that
-// would otherwise never return), then drains the server.
-func shutdown(srv *http.Server, sim *gatewaysim.Sim) error {
+// would otherwise never return), then drains the servers.
+func shutdown(srvs []*http.Server, sim *gatewaysim.Sim) error {
 	sim.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	var errs []error
+	for _, srv := range srvs {
+		if err := srv.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("shutdown: %w", err))
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func logger(verbose bool, w io.Writer) *slog.Logger {

@@ -28,29 +28,39 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// baseURL reads the "listening on" line and returns the URL in it.
-func baseURL(t *testing.T, r io.Reader) string {
+// baseURLs reads the banner, the "listening on" and "control on" lines,
+// and returns the provider API's URL and the control API's.
+func baseURLs(t *testing.T, r io.Reader) (data, control string) {
 	t.Helper()
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil {
-		t.Fatalf("read banner: %v", err)
+	br := bufio.NewReader(r)
+	var urls []string
+	for _, prefix := range []string{"gateway-sim listening on ", "gateway-sim control on "} {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read banner: %v", err)
+		}
+		url, ok := strings.CutPrefix(strings.TrimSpace(line), prefix)
+		if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
+			t.Fatalf("banner %q, want %q...", line, prefix)
+		}
+		urls = append(urls, url)
 	}
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "gateway-sim listening on ")
-	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("banner %q", line)
-	}
-	return url
+	return urls[0], urls[1]
 }
+
+// freeAddrs are the flags that put both listeners on ports the kernel
+// picks.
+const freeAddrs = "--addr 127.0.0.1:0 --control-addr 127.0.0.1:0"
 
 func TestBinary_ServesAndStopsOnSIGTERM(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "GATEWAY_SIM_RUN_MAIN=1", "GATEWAY_SIM_ARGS=--addr 127.0.0.1:0 --seed 3 --ttl 1h")
+		cmd.Env = append(os.Environ(), "GATEWAY_SIM_RUN_MAIN=1", "GATEWAY_SIM_ARGS="+freeAddrs+" --seed 3 --ttl 1h")
 		stdout, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		url := baseURL(t, stdout)
+		url, _ := baseURLs(t, stdout)
 		resp, err := http.Post(url+"/v1/charges", "application/x-www-form-urlencoded", strings.NewReader("amount=100&currency=usd"))
 		if err != nil {
 			t.Fatal(err)
@@ -80,18 +90,18 @@ func TestRun_ShutdownWithOpenStreamAndHold(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	finished := make(chan error, 1)
-	go func() { finished <- run(ctx, []string{"--addr", "127.0.0.1:0"}, pw, io.Discard) }()
-	url := baseURL(t, pr)
+	go func() { finished <- run(ctx, strings.Fields(freeAddrs), pw, io.Discard) }()
+	url, control := baseURLs(t, pr)
 
 	streamCtx, streamDone := context.WithTimeout(context.Background(), waitBound)
 	defer streamDone()
-	req, _ := http.NewRequestWithContext(streamCtx, http.MethodGet, url+"/_sim/events", nil)
+	req, _ := http.NewRequestWithContext(streamCtx, http.MethodGet, control+"/_sim/events", nil)
 	stream, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stream.Body.Close()
-	mustPost(t, url+"/_sim/faults", `{"kind":"charge_then_hang"}`, 201)
+	mustPost(t, control+"/_sim/faults", `{"kind":"charge_then_hang"}`, 201)
 	held := make(chan int, 1)
 	go func() {
 		req, _ := http.NewRequest(http.MethodPost, url+"/v1/charges", strings.NewReader("amount=100&currency=usd"))
@@ -156,6 +166,9 @@ func TestRun_BadFlags(t *testing.T) {
 	if err := run(context.Background(), []string{"--addr", "256.0.0.1:1"}, io.Discard, &stderr); err == nil || errors.Is(err, errUsage) {
 		t.Fatalf("unusable address: %v", err)
 	}
+	if err := run(context.Background(), []string{"--addr", "127.0.0.1:0", "--control-addr", "256.0.0.1:1"}, io.Discard, &stderr); err == nil || !strings.Contains(err.Error(), "control") {
+		t.Fatalf("unusable control address: %v", err)
+	}
 }
 
 // --provider names a profile; an unknown one is a usage error that lists
@@ -172,9 +185,9 @@ func TestRun_Provider(t *testing.T) {
 	pr, pw := io.Pipe()
 	finished := make(chan error, 1)
 	go func() {
-		finished <- run(ctx, []string{"--addr", "127.0.0.1:0", "--provider", "checkout"}, pw, io.Discard)
+		finished <- run(ctx, append(strings.Fields(freeAddrs), "--provider", "checkout"), pw, io.Discard)
 	}()
-	url := baseURL(t, pr)
+	url, _ := baseURLs(t, pr)
 	req, _ := http.NewRequest(http.MethodPost, url+"/payments", strings.NewReader(
 		`{"amount":100,"currency":"USD","reference":"ord_1","source":{"type":"token","token":"tok_visa"}}`))
 	req.Header.Set("Authorization", "sk_test")
@@ -186,6 +199,43 @@ func TestRun_Provider(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("a Checkout.com payment: %d, want 201", resp.StatusCode)
+	}
+	cancel()
+	if err := <-finished; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The control API is served on its own listener alone: on the provider's
+// address, /_sim/... is a path the provider does not have, answered with
+// its own 404 (Stripe's error object here), and nothing is reset.
+func TestRun_ControlAPIOnItsOwnListener(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	finished := make(chan error, 1)
+	go func() { finished <- run(ctx, strings.Fields(freeAddrs), pw, io.Discard) }()
+	url, control := baseURLs(t, pr)
+	for _, c := range []struct{ method, path string }{
+		{http.MethodPost, "/_sim/reset"}, {http.MethodDelete, "/_sim/faults"}, {http.MethodGet, "/_sim/ledger"},
+	} {
+		req, _ := http.NewRequest(c.method, url+c.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "Unrecognized request URL ("+c.method+": "+c.path+")") {
+			t.Errorf("%s %s on the provider's address: %d %s, want Stripe's 404", c.method, c.path, resp.StatusCode, body)
+		}
+	}
+	resp, err := http.Get(control + "/_sim/ledger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /_sim/ledger on the control address: %d", resp.StatusCode)
 	}
 	cancel()
 	if err := <-finished; err != nil {

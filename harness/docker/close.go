@@ -29,10 +29,16 @@ func (e *Env) Close() error {
 		defer cancel()
 		logErr := e.saveLogs(ctx)
 		e.mu.Lock()
-		ids, netID := append([]string(nil), e.created...), e.networkID
+		ids := append([]string(nil), e.created...)
+		var netIDs []string
+		for _, n := range e.networks {
+			if n.id != "" {
+				netIDs = append(netIDs, n.id)
+			}
+		}
 		e.mu.Unlock()
 		err := removeContainers(ctx, e.cli, ids)
-		err = errors.Join(err, removeRun(ctx, e.cli, e.runID, netID))
+		err = errors.Join(err, removeRun(ctx, e.cli, e.runID, netIDs...))
 		e.closeErr = errors.Join(err, logErr, e.cli.Close())
 		e.log.Info("docker environment removed", "containers", len(ids))
 	})
@@ -58,8 +64,8 @@ func removeContainers(ctx context.Context, cli *testcontainers.DockerClient, ids
 
 // removeRun removes whatever still carries idemcheck.run=runID ("" = any
 // run), containers first (with their volumes), then the volumes left
-// without one, then networks (netID too, if it lost its label).
-func removeRun(ctx context.Context, cli *testcontainers.DockerClient, runID, netID string) error {
+// without one, then networks (netIDs too, if they lost their label).
+func removeRun(ctx context.Context, cli *testcontainers.DockerClient, runID string, netIDs ...string) error {
 	label := LabelRun
 	if runID != "" {
 		label += "=" + runID
@@ -78,14 +84,14 @@ func removeRun(ctx context.Context, cli *testcontainers.DockerClient, runID, net
 	if lerr != nil {
 		return errors.Join(err, fmt.Errorf("list networks %s: %w", label, lerr))
 	}
-	netIDs := map[string]bool{}
-	if netID != "" {
-		netIDs[netID] = true
+	remove := map[string]bool{}
+	for _, id := range netIDs {
+		remove[id] = true
 	}
 	for _, n := range nets.Items {
-		netIDs[n.ID] = true
+		remove[n.ID] = true
 	}
-	for id := range netIDs {
+	for id := range remove {
 		if _, rerr := cli.NetworkRemove(ctx, id, client.NetworkRemoveOptions{}); rerr != nil && !isNotFound(rerr) {
 			err = errors.Join(err, fmt.Errorf("remove network %.12s: %w", id, rerr))
 		}

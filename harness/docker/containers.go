@@ -17,7 +17,7 @@ import (
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 )
 
-// spec is one container to run on the Env's network.
+// spec is one container to run on the Env's networks (attach).
 type spec struct {
 	role       string // "postgres", "gateway", "toxiproxy", "replica0", ...: name suffix and network alias
 	image      string
@@ -33,28 +33,75 @@ func (e *Env) labels(role string) map[string]string {
 	return map[string]string{LabelRun: e.runID, "idemcheck.role": role, "idemcheck.target": e.target.Name}
 }
 
-// startNetwork creates the run's private bridge network.
+// The run's networks. The server under test must not reach the oracle
+// (the gateway's control API, toxiproxy's API), so its replicas share no
+// network with either:
+//
+//   - control: the gateway simulator, the stores and toxiproxy. The
+//     gateway's control API and toxiproxy's API are reached from the
+//     host, on ports published on 127.0.0.1 (bindLoopback), which no
+//     container can reach.
+//   - data (internal): toxiproxy and the replicas. A replica reaches the
+//     gateway and its stores only through its own proxies; toxiproxy's
+//     API listens on its control address alone (toxiproxyAPIAlias), not
+//     on this network. Being internal, it never carries a container's
+//     published ports: toxiproxy's are published on its control address.
+//   - edge: the replicas alone, for their published ports (the harness's
+//     ready checks).
+const (
+	netControl = iota
+	netData
+	netEdge
+	netCount
+)
+
+// runNetwork is one network of the run.
+type runNetwork struct{ name, id string }
+
+// startNetwork creates the run's private bridge networks.
 func (e *Env) startNetwork(ctx context.Context) error {
-	nw, err := tcnetwork.New(ctx, tcnetwork.WithLabels(e.labels("network")))
-	if err != nil {
-		return fmt.Errorf("network: %w", err)
+	for i := range netCount {
+		opts := []tcnetwork.NetworkCustomizer{tcnetwork.WithLabels(e.labels("network"))}
+		if i == netData {
+			opts = append(opts, tcnetwork.WithInternal())
+		}
+		nw, err := tcnetwork.New(ctx, opts...)
+		if err != nil {
+			return fmt.Errorf("network: %w", err)
+		}
+		e.mu.Lock()
+		e.networks[i] = runNetwork{nw.Name, nw.ID}
+		e.mu.Unlock()
 	}
-	e.mu.Lock()
-	e.network, e.networkID = nw.Name, nw.ID
-	e.mu.Unlock()
 	return nil
+}
+
+// attach is the networks a container of role joins, the first its own,
+// and its aliases on each: the replicas on data (where their client
+// links reach them) and edge; toxiproxy on data and control, its API
+// alias on control alone; the gateway and the stores on control.
+func (e *Env) attach(role string) ([]string, map[string][]string) {
+	ctl, data, edge := e.networks[netControl].name, e.networks[netData].name, e.networks[netEdge].name
+	switch {
+	case role == "toxiproxy":
+		return []string{data, ctl}, map[string][]string{data: {role}, ctl: {role, toxiproxyAPIAlias}}
+	case strings.HasPrefix(role, "replica"):
+		return []string{data, edge}, map[string][]string{data: {role}}
+	}
+	return []string{ctl}, map[string][]string{ctl: {role}}
 }
 
 // run creates and starts a container. The id is recorded as soon as the
 // container exists, so that Close removes it even when starting it or
 // waiting for it failed.
 func (e *Env) run(ctx context.Context, s spec) (*testcontainers.DockerContainer, error) {
+	nets, aliases := e.attach(s.role)
 	req := testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
 			Name:  fmt.Sprintf("idemcheck-%s-%s", e.runID, s.role),
 			Image: s.image, Entrypoint: s.entrypoint, Cmd: s.cmd, Env: s.env,
 			Labels: e.labels(s.role), ExposedPorts: s.ports,
-			Networks: []string{e.network}, NetworkAliases: map[string][]string{e.network: {s.role}},
+			Networks: nets, NetworkAliases: aliases,
 			ConfigModifier: func(c *container.Config) {
 				if s.stopSignal != "" { // else the image's
 					c.StopSignal = s.stopSignal

@@ -36,7 +36,6 @@ type Env struct {
 	logDir     string        // where Close saves the containers' logs
 	stopGrace  time.Duration // a store's docker stop grace before SIGKILL
 
-	network  string            // name
 	stores   map[string]*store // by name, the ones the target needs
 	gw       *testcontainers.DockerContainer
 	tox      *testcontainers.DockerContainer
@@ -47,7 +46,7 @@ type Env struct {
 	mu        sync.Mutex
 	created   []string          // container ids, for Close
 	replaced  map[string]string // role -> logs of the containers Relaunch replaced
-	networkID string
+	networks  [netCount]runNetwork
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -176,8 +175,9 @@ func (e *Env) ReplicaURL(i int) string {
 // GatewayController drives the simulator container over its control API.
 func (e *Env) GatewayController() gatewaysim.Controller { return e.gateway }
 
-// GatewayURL is the simulator's published address, for inspection.
-func (e *Env) GatewayURL() string { return e.gateway.c.BaseURL }
+// GatewayControlURL is the simulator's control API, published on
+// loopback for the harness; no replica can reach it (attach).
+func (e *Env) GatewayControlURL() string { return e.gateway.c.BaseURL }
 
 // GatewayAPIKey is the secret key the replicas authenticate with.
 func (e *Env) GatewayAPIKey() string { return e.apiKey }

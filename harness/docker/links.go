@@ -108,7 +108,7 @@ func (e *Env) upstream(l harness.Link) string {
 	case from == "client":
 		return fmt.Sprintf("%s:%d", to, replicaPort)
 	case to == "gateway":
-		return "gateway:12111"
+		return fmt.Sprintf("gateway:%d", gatewayPort)
 	}
 	return fmt.Sprintf("%s:%d", to, e.stores[to].kind.port)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,9 +15,14 @@ import (
 )
 
 const (
-	gatewayPort  = "12111/tcp"
-	toxiproxyAPI = "8474/tcp"
-	serviceWait  = 60 * time.Second
+	gatewayPort        = 12111       // the provider's API, reached by the replicas' gateway links
+	gatewayControlPort = "12112/tcp" // the control API, published for the harness alone
+	toxiproxyAPI       = "8474/tcp"
+	// toxiproxyAPIAlias is toxiproxy's name on the control network alone:
+	// its API listens on the address that name resolves to, not on the
+	// data network the replicas share with it.
+	toxiproxyAPIAlias = "toxiproxy-api"
+	serviceWait       = 60 * time.Second
 )
 
 func postgresImage(opts harness.Options) string {
@@ -48,16 +54,17 @@ func (e *Env) startServices(ctx context.Context) error {
 }
 
 func (e *Env) startGateway(ctx context.Context) error {
-	c, err := e.run(ctx, spec{role: "gateway", image: GatewayImage, ports: []string{gatewayPort}, cmd: e.gatewayCfg.Args()})
+	args := append([]string{fmt.Sprintf("--addr=0.0.0.0:%d", gatewayPort), "--control-addr=0.0.0.0:" + strings.TrimSuffix(gatewayControlPort, "/tcp")}, e.gatewayCfg.Args()...)
+	c, err := e.run(ctx, spec{role: "gateway", image: GatewayImage, ports: []string{gatewayControlPort}, cmd: args})
 	if err != nil {
 		return err
 	}
 	e.gw = c
-	addr, err := hostAddr(ctx, c, gatewayPort)
+	addr, err := hostAddr(ctx, c, gatewayControlPort)
 	if err != nil {
 		return err
 	}
-	if err := waitHTTP(ctx, "http://"+addr+"/_sim/faults", serviceWait); err != nil {
+	if err := waitHTTP(ctx, "http://"+addr+"/_sim/health", serviceWait); err != nil {
 		return fmt.Errorf("gateway: %w%s", err, e.logTail(c, 10))
 	}
 	e.gateway = newGatewayCtl(gatewaysim.NewClient("http://"+addr), e.log)
@@ -71,7 +78,7 @@ func (e *Env) startToxiproxy(ctx context.Context) error {
 			ports = append(ports, fmt.Sprintf("%d/tcp", linkPort(l)))
 		}
 	}
-	c, err := e.run(ctx, spec{role: "toxiproxy", image: ToxiproxyImage, ports: ports})
+	c, err := e.run(ctx, spec{role: "toxiproxy", image: ToxiproxyImage, ports: ports, cmd: []string{"-host=" + toxiproxyAPIAlias}})
 	if err != nil {
 		return err
 	}

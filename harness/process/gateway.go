@@ -63,8 +63,12 @@ func (g *gateway) close() error {
 // and faults install gateway faults on it.
 func (e *Env) Gateway() *gatewaysim.Sim { return e.gw.sim }
 
-// GatewayURL is the simulator's own address, not through any replica's
-// gateway link: for the harness's inspection and control, never for a SUT.
+// GatewayURL is the simulator's provider API on its own address, not
+// through any replica's gateway link: for tests that charge it directly.
+// It serves no control API (/_sim/... gets the provider's 404): in
+// process mode the harness drives the simulator in-process
+// (GatewayController), so there is no control address for a replica to
+// find.
 func (e *Env) GatewayURL() string { return "http://" + e.gw.addr }
 
 // GatewayAPIKey is the secret key the replicas authenticate to the gateway
