@@ -71,11 +71,16 @@ var gone = &account{}
 // SetRetain makes the Ledger let go of a judged example's history d after
 // it was judged: a soak's memory does not grow with its length. A charge
 // for its orders that comes later still (a sweeper minutes on) cannot be
-// judged with its example: Reconcile reports it as Unjudged.
+// judged with its example: Reconcile reports it as Unjudged. An
+// in-process gateway (gatewaysim.Forgetter) forgets its charges and
+// events d after they happened too: the Ledger has taken them by then.
 func (l *Ledger) SetRetain(d time.Duration) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.retain = d
+	l.mu.Unlock()
+	if f, ok := l.ctl.(gatewaysim.Forgetter); ok {
+		f.ForgetAfter(d)
+	}
 }
 
 // letGoLocked lets go of the accounts judged more than retain ago whose
