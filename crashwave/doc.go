@@ -29,6 +29,11 @@
 //   - Wave, Fit: the points a wave under a policy strikes, and whether
 //     the recovery window fits before its final retries. RoomFor: the
 //     policy values that would make a strike fit.
+//   - Refusal, LeftOut: in words, why no wave fits a policy (the target
+//     refuses the family) and what a wave that fits leaves out (the
+//     family's caveat), each with the policy value that would change it.
+//   - PlannedStrikes, Wave.Planned: how long a wave is budgeted when a
+//     certification plans the family's time.
 //   - RecoveryFloor: the least the gateway remembers a key, twice the
 //     longest wave after the recovery window and the band.
 package crashwave

@@ -86,6 +86,24 @@ func Fit(stores []string, t Terms) Wave {
 	return w
 }
 
+// PlannedStrikes is the wall time a crash wave's strikes are budgeted
+// before its recovery window when planning (Planned), at most its room
+// (Room), in either mode: a restart takes seconds in a container. It
+// plans budgets only; the runner holds each strike to the room as it
+// plays.
+const PlannedStrikes = 8 * time.Second
+
+// Planned is how long wave w, fitted to terms t, takes at least from its
+// first strike: its strikes (PlannedStrikes, at most its room) and one
+// recovery window, or, when the recovery window does not fit before the
+// final retries (!Recovers), until they go (RetryAt).
+func (w Wave) Planned(t Terms) time.Duration {
+	if !w.Recovers {
+		return w.RetryAt
+	}
+	return min(PlannedStrikes, max(w.Room, 0)) + t.Recovery
+}
+
 func anyFits(points []Point, room time.Duration) bool {
 	for _, cp := range points {
 		if cp.Cost <= room {

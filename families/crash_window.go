@@ -12,13 +12,6 @@ import (
 	"github.com/idemcheck/idemcheck/target"
 )
 
-// waveStrikes is the wall time a crash wave's strikes are budgeted before
-// its recovery window when planning (MinTime), at most its room
-// (crashwave.Room), in either mode: a restart takes seconds in a
-// container. It plans budgets only; the runner holds each strike to the
-// room as it plays.
-const waveStrikes = 8 * time.Second
-
 // crash-window plays one wave at a time: a second wave in flight strikes
 // during the first one's recovery window, which then counts from the
 // second's heal (runner/live.go), and a server that never recovers would
@@ -34,17 +27,14 @@ func init() {
 // waveTime is how long a wave takes at least: the other examples'
 // requests in flight drained before its first strike (the gate keeps
 // them out of its faults; concurrent-duplicates' are held by a gateway as
-// slow as MaxGatewayLatency), its strikes (waveStrikes, at most its
-// room), and one recovery window. A wave started with less left of the
-// budget is cut at the run's hard end, unjudged, and holds every
+// slow as MaxGatewayLatency), then its strikes and one recovery window
+// as planned (crashwave.Wave.Planned). A wave started with less left of
+// the budget is cut at the run's hard end, unjudged, and holds every
 // family's requests at the gate until then (max_wait 10s: a second wave
 // started 23s before the end was cut, and the run ended 5s late).
 func waveTime(tg *target.Target) time.Duration {
-	w := crashwave.Fit(tg.StoreNames(), tg.Policy.WaveTerms())
-	if !w.Recovers {
-		return MaxGatewayLatency(tg) + w.RetryAt
-	}
-	return MaxGatewayLatency(tg) + min(waveStrikes, max(w.Room, 0)) + tg.Policy.RecoveryWindow
+	terms := tg.Policy.WaveTerms()
+	return MaxGatewayLatency(tg) + crashwave.Fit(tg.StoreNames(), terms).Planned(terms)
 }
 
 // genCrash draws a crash wave: every point of crashwave.Table the
