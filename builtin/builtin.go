@@ -60,6 +60,11 @@ type Member struct {
 	// (stripe-body), or a request shape of its own (own-shape). It is
 	// what the member's target file would say under protocol:.
 	Protocol *target.Protocol
+	// Tenants and Organisations are the member's tenants (nil: the
+	// defaults) and the organisations they share, as its target file
+	// would list them.
+	Tenants       []string
+	Organisations map[string][]string
 	// Needs are the stores the member keeps its keys in (target.Stores);
 	// nil is PostgreSQL, the reference's. A member on another store also
 	// selects it with Flags (--store).
@@ -201,6 +206,14 @@ var Members = []Member{
 		Protocol: &target.Protocol{Anonymous: true}},
 	{Name: "key-before-auth", Kind: "broken", Bug: "records a key before authenticating: a request refused 401 binds its key, and the same request after re-authentication is refused 422 for good",
 		Incident: "a payment sent with an expired token is refused; after re-authentication its retry with the same key is refused as another request, for good", Family: "protocol", Expect: []string{"P2"}, Verdict: "FAILED"},
+	// org-scoped-keys reads an organisation from a token's prefix
+	// (zoo.Organisation); its target declares two principals of acme
+	// beside a tenant of another organisation. Like global-keys, an alike
+	// body gets the other principal's charge (M5), a different one a 422
+	// (P2).
+	{Name: "org-scoped-keys", Kind: "broken", Bug: "keys are scoped per organisation, not per principal: two principals of one organisation share a key's record",
+		Incident: "two API keys of one account pick the same key: the second is answered with the first one's charge", Family: "tenants", Expect: []string{"M5", "P2"}, Verdict: "FAILED",
+		Tenants: orgTenants, Organisations: orgPrincipals},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},
@@ -241,6 +254,10 @@ var Members = []Member{
 	// rule a server on Checkout.com must follow, kept everywhere.
 	{Name: "looks-up-first", Kind: "garden", Bug: "none: looks every re-send's payment up by its order before re-sending it, on every provider (Adyen, which has no lookup, keeps the key's result)", Family: "crash-window",
 		EveryProvider: true},
+	// org-principals is the reference with org-scoped-keys' tenants: keys
+	// scoped per principal, whatever organisation it belongs to.
+	{Name: "org-principals", Kind: "garden", Variant: "reference", Bug: "none: principals that share an organisation (declared under organisations), each a namespace of its own", Family: "tenants",
+		Tenants: orgTenants, Organisations: orgPrincipals},
 	{Name: "order-untraced", Kind: "garden", Variant: "reference", Bug: "none: nothing of the order forwarded to the gateway (money traced by amount)", Family: "crash-window",
 		Flags: []string{"--gateway-order=none"}},
 }
@@ -274,6 +291,14 @@ const OrderInPathBody = `amount: "{{.Amount}}"
 currency: "{{.Currency}}"
 customer: cus_123
 `
+
+// orgTenants and orgPrincipals are the tenants of the members that
+// declare an organisation: two principals of acme (zoo.Organisation reads
+// it from the token) and a tenant of globex.
+var (
+	orgTenants    = []string{"acme.alice", "acme.bob", "globex.carol"}
+	orgPrincipals = map[string][]string{"acme": {"acme.alice", "acme.bob"}}
+)
 
 // mustBody parses a body template written in this file.
 func mustBody(src string) *target.Body {
@@ -358,6 +383,7 @@ func (m Member) Target(binDir string) (*target.Target, error) {
 	if m.Protocol != nil {
 		t.Protocol = *m.Protocol
 	}
+	t.Tenants, t.Organisations = m.Tenants, m.Organisations
 	if m.Provider != "" {
 		t.Gateway.Provider = m.Provider
 		if m.Provider != providerNone { // none speaks Stripe's API: the server's default

@@ -633,6 +633,47 @@ func TestTenants_WithoutCredentialsOnlyWhereTaken(t *testing.T) {
 	}
 }
 
+// TestTenants_OneOrganisationWhereDeclared: a target that declares
+// principals sharing an organisation gets examples whose shared key is
+// sent by two of them, always two different tenants; one that declares
+// none draws as before.
+func TestTenants_OneOrganisationWhereDeclared(t *testing.T) {
+	for _, declared := range []bool{false, true} {
+		tg := testTarget(t, wideWindow)
+		tg.Tenants = []string{"acme.a", "globex.a", "globex.b", "initech.a", "acme.b"}
+		if declared {
+			tg.Organisations = map[string][]string{"acme": {"acme.a", "acme.b"}}
+		}
+		if err := tg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		draw(t, "tenants", tg, func(sc scenarios.Scenario) {
+			var a, b int
+			for _, s := range sc.Steps {
+				switch {
+				case s.Send == nil:
+				case s.Send.ID == "a":
+					a = s.Send.Tenant
+				case s.Send.ID == "b":
+					b = s.Send.Tenant
+				}
+			}
+			if a == b {
+				t.Fatalf("the shared key sent by one tenant (%d) twice: want two", a)
+			}
+			if a+b == 4 && a*b == 0 {
+				seen++
+			}
+		})
+		t.Logf("declared %v: %d examples of 100 from acme's two principals", declared, seen)
+		// By chance one pair in ten is acme's two; declared, one in three.
+		if declared && seen < 15 {
+			t.Errorf("%d examples of 100 sent the shared key from two principals of one organisation: want one in three", seen)
+		}
+	}
+}
+
 // TestProtocol_RefusedCredentialsBeforeRetries: some examples send the
 // payment without credentials before its retries under the same key,
 // never to a target that takes requests without credentials.

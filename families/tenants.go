@@ -9,7 +9,7 @@ import (
 
 func init() {
 	register(Family{Name: "tenants", Level: "L1", Rank: 50, Gen: genTenants,
-		Doc: "one key used by two tenants, and by two clients without credentials where the target takes them"})
+		Doc: "one key used by two tenants (two principals of one organisation where the target declares them), and by two clients without credentials where the target takes them"})
 }
 
 // noPrincipal is the tenant index of a send without credentials
@@ -39,10 +39,19 @@ func genTenants(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario 
 // example in three two clients without any (noPrincipal): the server
 // cannot tell them apart, so they share its namespace for such requests,
 // and only the body can keep one client's request from the other's
-// answer (P1), as with one tenant reusing a key.
+// answer (P1), as with one tenant reusing a key. Where the target
+// declares principals that share an organisation, one example in three
+// of the others takes two principals of one organisation: they are two
+// tenants still, and one must never get the other's charge (M5).
 func drawPrincipals(t *rapid.T, tg *target.Target) (a, b int) {
 	if tg.Protocol.Anonymous && rapid.IntRange(0, 2).Draw(t, "without_credentials") == 0 {
 		return noPrincipal, noPrincipal
+	}
+	if orgs := tg.SharedPrincipals(); len(orgs) > 0 && rapid.IntRange(0, 2).Draw(t, "one_organisation") == 0 {
+		org := rapid.SampledFrom(orgs).Draw(t, "organisation")
+		i := rapid.IntRange(0, len(org)-1).Draw(t, "principal_a")
+		j := (i + 1 + rapid.IntRange(0, len(org)-2).Draw(t, "principal_b_offset")) % len(org)
+		return org[i], org[j]
 	}
 	a = rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant_a")
 	b = (a + 1 + rapid.IntRange(0, len(tg.Tenants)-2).Draw(t, "tenant_b_offset")) % len(tg.Tenants)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -225,6 +226,35 @@ func (t *Target) checkTenants() error {
 	}
 	if len(t.Tenants) < 2 {
 		return bad("tenants", "expected at least two tenants so that tenant isolation can be checked, got %d", len(t.Tenants))
+	}
+	return t.checkOrganisations(seen)
+}
+
+// checkOrganisations checks organisations: each a name and two or more
+// of the tokens under tenants (tenants lists them), no token in two.
+func (t *Target) checkOrganisations(tenants map[string]bool) error {
+	in := map[string]string{}
+	for _, org := range slices.Sorted(maps.Keys(t.Organisations)) {
+		field := "organisations." + org
+		if !nameRE.MatchString(org) {
+			return bad(field, "expected an organisation name of 1-63 lowercase letters, digits, '.', '_' or '-', got %q", org)
+		}
+		principals := t.Organisations[org]
+		if len(principals) < 2 {
+			return bad(field, "expected two or more principals (tokens under tenants) that share the organisation, got %d", len(principals))
+		}
+		for i, tn := range principals {
+			field := fmt.Sprintf("%s[%d]", field, i)
+			switch {
+			case !tenants[tn]:
+				return bad(field, "expected one of the tokens under tenants, got %q", tn)
+			case in[tn] == org:
+				return bad(field, "principal %q is listed twice", tn)
+			case in[tn] != "":
+				return bad(field, "principal %q is already in organisation %q: a principal belongs to one", tn, in[tn])
+			}
+			in[tn] = org
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package target_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,19 @@ func TestLoad_Defaults(t *testing.T) {
 	}
 }
 
+// Principals that share an organisation are indices of tenants, grouped
+// by organisation in the order of the organisations' names.
+func TestLoad_Organisations(t *testing.T) {
+	tg, err := target.Parse("o.yaml", []byte("name: x\nstart: {command: ./srv}\npolicy: {ttl: 1h}\n"+
+		"tenants: [solo, globex.b, acme.a, globex.a, acme.b]\norganisations:\n  globex: [globex.a, globex.b]\n  acme: [acme.a, acme.b]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(tg.SharedPrincipals()), "[[2 4] [3 1]]"; got != want {
+		t.Fatalf("shared principals = %s, want %s", got, want)
+	}
+}
+
 // A declared production TTL gets Stripe's key lifetime unless the file
 // names the provider's.
 func TestLoad_ProductionDefaults(t *testing.T) {
@@ -58,6 +72,7 @@ func TestLoad_ProductionDefaults(t *testing.T) {
 // Every bad file names file:line, the field, and what was expected.
 func TestLoad_BadFiles(t *testing.T) {
 	const shape = "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n"
+	const orgs = "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\ntenants: [a.one, a.two, b.one]\norganisations:\n"
 	cases := []struct {
 		name, yaml, want string
 	}{
@@ -74,6 +89,11 @@ func TestLoad_BadFiles(t *testing.T) {
 		{"bad template", "name: x\nstart:\n  command: ./s\n  env:\n    DB: \"{{.Databse}}\"\npolicy: {ttl: 1h}\n", "bad.yaml:5: start.env.DB: bad template"},
 		{"one tenant", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\ntenants: [a]\n", "bad.yaml:4: tenants: expected at least two"},
 		{"duplicate tenant", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\ntenants:\n  - a\n  - a\n", "bad.yaml:6: tenants[1]: tenant \"a\" is listed twice"},
+		{"organisation of a stranger", orgs + "  acme:\n    - a.one\n    - a.three\n", "bad.yaml:8: organisations.acme[1]: expected one of the tokens under tenants, got \"a.three\""},
+		{"organisation of one", orgs + "  acme: [a.one]\n", "bad.yaml:6: organisations.acme: expected two or more principals"},
+		{"principal in two organisations", orgs + "  acme: [a.one, a.two]\n  globex:\n    - b.one\n    - a.two\n", "bad.yaml:9: organisations.globex[1]: principal \"a.two\" is already in organisation \"acme\""},
+		{"principal twice", orgs + "  acme:\n    - a.one\n    - a.one\n", "bad.yaml:8: organisations.acme[1]: principal \"a.one\" is listed twice"},
+		{"organisation name", orgs + "  Acme Corp: [a.one, a.two]\n", "bad.yaml:6: organisations.Acme Corp: expected an organisation name"},
 		{"bad header", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  key_header: \"Idem Key\"\n", "bad.yaml:5: protocol.key_header: expected an HTTP header name"},
 		{"syntax", "name: x\nstart: [\n", "bad.yaml:"},
 		{"bad pointer escape", "name: x\nstart: {command: ./s}\npolicy: {ttl: 1h}\nprotocol:\n  fields:\n    order_id: /metadata/o~2\n", "bad.yaml:6: protocol.fields.order_id: JSON pointer"},

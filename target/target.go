@@ -48,6 +48,13 @@ type Target struct {
 	Gateway Gateway `yaml:"gateway"`
 	// Tenants are bearer tokens, one per tenant (default tenant_a, tenant_b).
 	Tenants []string `yaml:"tenants"`
+	// Organisations groups tenants that are principals of one
+	// organisation (an account's several API keys, a team's members): by
+	// name, the tokens of Tenants it holds. A key sent by two principals
+	// of one organisation is still two requests, one per principal; the
+	// tenants family then sends one key from two principals of one
+	// organisation in some examples. See Organisation and SharedPrincipals.
+	Organisations map[string][]string `yaml:"organisations"`
 
 	// File is where the target was loaded from ("" for built-ins); Dir is
 	// its folder, absolute, against which Load resolved relative paths.
@@ -239,4 +246,28 @@ func expand(field, text string, v Vars) (string, error) {
 		return "", fmt.Errorf("%s: %w", field, err)
 	}
 	return b.String(), nil
+}
+
+// SharedPrincipals lists the organisations' principals as indices into
+// Tenants, one list per organisation in the order of their names, each
+// in the order the organisation lists them: the tenants that share an
+// organisation and must still be kept apart.
+func (t *Target) SharedPrincipals() [][]int {
+	index := make(map[string]int, len(t.Tenants))
+	for i, tn := range t.Tenants {
+		index[tn] = i
+	}
+	var out [][]int
+	for _, org := range slices.Sorted(maps.Keys(t.Organisations)) {
+		var idx []int
+		for _, tn := range t.Organisations[org] {
+			if i, ok := index[tn]; ok {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) >= 2 {
+			out = append(out, idx)
+		}
+	}
+	return out
 }

@@ -47,8 +47,10 @@
 // (a key bound to the route template, behind OrderInPath,
 // order_in_path.go, which serves the order in the path only),
 // anonymous.go (Anonymous: requests without credentials in one
-// namespace, and anonymous-namespace, which compares no body) and
-// key_before_auth.go (a key recorded before authentication).
+// namespace, and anonymous-namespace, which compares no body),
+// key_before_auth.go (a key recorded before authentication) and
+// org_scoped_keys.go (OrgScoped: keys scoped per organisation, not per
+// principal).
 //
 // builtin.Members says which scenario family finds each bug and which
 // check it must fail; the self-validation test holds the zoo to it.
