@@ -119,7 +119,7 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 			// (redis-read-back-lock's solo wave ran 8s past the budget
 			// and held the other families' last examples back with it).
 			sctx, cancel := context.WithDeadline(ctx, deadline)
-			if solo := playSolo(sctx, prop, ex); solo != nil {
+			if solo := prop.Solo(sctx, ex); solo != nil {
 				ex = solo
 			}
 			cancel()
@@ -157,39 +157,6 @@ func (c *certification) runFamily(ctx context.Context, fr *familyRun) {
 			opts.Progress(Progress{Family: fam.Name, Examples: n, Violations: v, Elapsed: time.Since(start), Budget: budget, Done: true})
 		})
 	}
-}
-
-// playSolo re-plays a failing crash wave with only the payments that
-// failed (families.Solo) and returns that smaller example if it fails
-// too; a wave whose failure needs its other payments, or whose re-play
-// ctx cut short, stays as it is.
-func playSolo(ctx context.Context, prop *search.Property, ex *search.Example) *search.Example {
-	sym := map[string]string{} // real order -> the scenario's name for it
-	if ex.History != nil {
-		for _, op := range ex.History.Ops {
-			sym[op.Order] = op.OrderSym
-		}
-	}
-	var orders []string
-	for _, c := range ex.Result.Checks {
-		if c.Verdict != checker.Failed {
-			continue
-		}
-		for _, v := range c.Violations {
-			if o := sym[v.Order]; o != "" {
-				orders = append(orders, o)
-			}
-		}
-	}
-	sc, ok := families.Solo(ex.Scenario, orders)
-	if !ok || len(sc.Wave) == len(ex.Scenario.Wave) {
-		return nil
-	}
-	solo, played := prop.JudgeIn(ctx, sc)
-	if !played || !solo.Failed() {
-		return nil
-	}
-	return &solo
 }
 
 // addNote appends note to the family's note.

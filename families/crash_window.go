@@ -3,6 +3,7 @@ package families
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"pgregory.net/rapid"
@@ -20,7 +21,7 @@ func init() {
 	register(Family{Name: "crash-window", Level: "L4", Rank: 30, Gen: genCrash,
 		Doc:     "a wave of payments struck at every crash point the policy leaves room for (kills, pauses, gateway faults, link faults, store restarts), one recovery window, then retries inside the promise",
 		MinTime: waveTime,
-		Fits:    (*target.Target).CrashWindowFits, Caveat: (*target.Target).CrashPointsLeftOut, Workers: 1, Crashes: true,
+		Fits:    (*target.Target).CrashWindowFits, Caveat: (*target.Target).CrashPointsLeftOut, Workers: 1, Crashes: true, Solo: Solo,
 		Limit: func(tg *target.Target) string { return "policy.recovery_window = " + tg.Policy.RecoveryWindow.String() }})
 }
 
@@ -60,9 +61,9 @@ func waveTime(tg *target.Target) time.Duration {
 func genCrash(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenario {
 	w := crashwave.Fit(tg.StoreNames(), tg.Policy.WaveTerms())
 	points, room := w.Points, w.Room
-	var pays []scenarios.CrashPayment
+	var pays []CrashPayment
 	pay := func(cp crashwave.Point) {
-		pays = append(pays, scenarios.CrashPayment{Point: cp.Name,
+		pays = append(pays, CrashPayment{Point: cp.Name,
 			Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"),
 			Tenant:  rapid.IntRange(0, len(tg.Tenants)-1).Draw(t, "tenant"),
 			Amount:  drawAmount(t),
@@ -111,14 +112,41 @@ func singles(points []crashwave.Point) time.Duration {
 	return d
 }
 
+// CrashPayment is one payment of a crash wave: the point that strikes its
+// first request, on which replica, and its retries.
+type CrashPayment struct {
+	Point   string
+	Replica int
+	Tenant  int
+	Amount  int64
+	Early   int // retries during recovery
+	Final   int // replica of the retry after recovery
+	// By is the latest its strike may begin after the wave's first
+	// request (Step.Before): the wave's room less its cost; zero, no
+	// bound.
+	By time.Duration
+	// Within, when set, is when the wave's final retries go at the
+	// latest, after its first request (Wait.Within): the policy leaves no
+	// room for the recovery window before them (crashwave.Wave.RetryAt).
+	Within time.Duration
+}
+
+// Purposes of a crash wave's requests (scenarios.Send.Purpose): a
+// payment's first request names its point after crashPurpose.
+const (
+	crashPurpose = "crash:"
+	earlyPurpose = "retry-during-recovery"
+	finalPurpose = "retry-after-recovery"
+)
+
 // CrashWave is the crash-window scenario of the given payments; payment i
-// has key k<i> and order o<i>. The scenario keeps the payments (Wave), so
+// has key k<i> and order o<i>. WavePayments reads the payments back, so
 // that Solo can re-build it with fewer.
-func CrashWave(pays []scenarios.CrashPayment) scenarios.Scenario {
+func CrashWave(pays []CrashPayment) scenarios.Scenario {
 	var b builder
 	for i, pay := range pays {
 		first := scenarios.Send{ID: fmt.Sprintf("first%d", i), Client: i, Replica: pay.Replica, Tenant: pay.Tenant,
-			Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: "crash:" + pay.Point}
+			Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: crashPurpose + pay.Point}
 		n := len(b.steps)
 		strike(&b, pay.Point, pay.Replica, first)
 		for j := n; j < len(b.steps); j++ {
@@ -128,31 +156,75 @@ func CrashWave(pays []scenarios.CrashPayment) scenarios.Scenario {
 	}
 	for i, pay := range pays {
 		for e := range pay.Early {
-			b.send(scenarios.Send{ID: fmt.Sprintf("early%d_%d", i, e), Client: i, Replica: pay.Final, Tenant: pay.Tenant, Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: "retry-during-recovery", Async: true})
+			b.send(scenarios.Send{ID: fmt.Sprintf("early%d_%d", i, e), Client: i, Replica: pay.Final, Tenant: pay.Tenant, Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: earlyPurpose, Async: true})
 		}
 	}
 	b.waitAll()
 	b.wait(scenarios.Wait{Recovery: true, Within: pays[0].Within})
 	for i, pay := range pays {
-		b.send(scenarios.Send{ID: fmt.Sprintf("final%d", i), Client: i, Replica: pay.Final, Tenant: pay.Tenant, Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: "retry-after-recovery", Async: true, Converge: true})
+		b.send(scenarios.Send{ID: fmt.Sprintf("final%d", i), Client: i, Replica: pay.Final, Tenant: pay.Tenant, Key: fmt.Sprintf("k%d", i), Order: fmt.Sprintf("o%d", i), Amount: pay.Amount, Purpose: finalPurpose, Async: true, Converge: true})
 	}
 	b.waitAll()
-	sc := b.scenario("crash-window")
-	sc.Wave = pays
-	return sc
+	return b.scenario("crash-window")
+}
+
+// WavePayments reads back the payments a crash wave was built from
+// (CrashWave), in order, from its steps: a payment's first request (its
+// point in its purpose, its replica, tenant and amount), the first step
+// of its strike (By), its retries during recovery (Early) and after it
+// (Final), and the recovery wait (Within). None for a scenario that is
+// not a crash wave.
+func WavePayments(sc scenarios.Scenario) []CrashPayment {
+	var pays []CrashPayment
+	index := map[string]int{} // a payment's symbolic order -> its index
+	var within time.Duration
+	for _, s := range sc.Steps {
+		switch {
+		case s.Strike != "" && s.Send == nil:
+			if _, ok := index[s.Strike]; !ok { // the first step of its strike
+				index[s.Strike] = len(pays)
+				pays = append(pays, CrashPayment{By: s.Before})
+			}
+		case s.Wait != nil && s.Wait.Recovery:
+			within = s.Wait.Within
+		case s.Send == nil:
+		case strings.HasPrefix(s.Send.Purpose, crashPurpose):
+			i, ok := index[s.Send.Order]
+			if !ok { // its strike begins with it (a kill after the answer)
+				i, index[s.Send.Order] = len(pays), len(pays)
+				pays = append(pays, CrashPayment{By: s.Before})
+			}
+			pays[i].Point = strings.TrimPrefix(s.Send.Purpose, crashPurpose)
+			pays[i].Replica, pays[i].Tenant, pays[i].Amount = s.Send.Replica, s.Send.Tenant, s.Send.Amount
+		case s.Send.Purpose == earlyPurpose:
+			if i, ok := index[s.Send.Order]; ok {
+				pays[i].Early++
+			}
+		case s.Send.Purpose == finalPurpose:
+			if i, ok := index[s.Send.Order]; ok {
+				pays[i].Final = s.Send.Replica
+			}
+		}
+	}
+	for i := range pays {
+		pays[i].Within = within
+	}
+	return pays
 }
 
 // Solo re-builds a crash wave with only the payments of the given
-// symbolic orders ("o3"), to re-play a failing payment alone; ok is false
-// for a scenario that is not a wave or names none of them.
+// symbolic orders ("o3"), to re-play a failing payment alone (the
+// crash-window family's Family.Solo); ok is false for a scenario that
+// is not a wave, or when it names none of its payments or all of them.
 func Solo(sc scenarios.Scenario, orders []string) (scenarios.Scenario, bool) {
-	var keep []scenarios.CrashPayment
-	for i, pay := range sc.Wave {
+	pays := WavePayments(sc)
+	var keep []CrashPayment
+	for i, pay := range pays {
 		if slices.Contains(orders, fmt.Sprintf("o%d", i)) {
 			keep = append(keep, pay)
 		}
 	}
-	if len(keep) == 0 {
+	if len(keep) == 0 || len(keep) == len(pays) {
 		return scenarios.Scenario{}, false
 	}
 	solo := CrashWave(keep)

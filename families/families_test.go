@@ -3,6 +3,8 @@ package families_test
 import (
 	"cmp"
 	"errors"
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -302,9 +304,9 @@ func TestFamilies_RegisteredInRankOrder(t *testing.T) {
 // (a kill or pause step for a process kind), and every fault it injects
 // builds.
 func TestCrashWave_EveryPointStrikesWithItsKind(t *testing.T) {
-	var pays []scenarios.CrashPayment
+	var pays []families.CrashPayment
 	for _, cp := range crashwave.Table {
-		pays = append(pays, scenarios.CrashPayment{Point: cp.Name})
+		pays = append(pays, families.CrashPayment{Point: cp.Name})
 	}
 	struck := map[string]string{}
 	for _, s := range families.CrashWave(pays).Steps {
@@ -541,10 +543,11 @@ func TestCrashWindow_StrikesThePointsThatFit(t *testing.T) {
 	room := crashwave.Room(pol.WaveTerms())
 	struck := map[string]int{}
 	draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
-		if len(sc.Wave) == 0 {
+		pays := families.WavePayments(sc)
+		if len(pays) == 0 {
 			t.Fatal("a wave with no payment")
 		}
-		for _, pay := range sc.Wave {
+		for _, pay := range pays {
 			struck[pay.Point]++
 			cp, _ := crashwave.Named(pay.Point)
 			if pay.Within != 0 {
@@ -563,8 +566,8 @@ func TestCrashWindow_StrikesThePointsThatFit(t *testing.T) {
 				t.Fatalf("first request %s marked %q, want its payment", s.Send.ID, s.Strike)
 			}
 		}
-		if firsts != len(sc.Wave) {
-			t.Fatalf("%d strikes bounded by the room, want every payment's (%d)", firsts, len(sc.Wave))
+		if firsts != len(pays) {
+			t.Fatalf("%d strikes bounded by the room, want every payment's (%d)", firsts, len(pays))
 		}
 	})
 	if struck["restart-postgres"] > 0 {
@@ -586,7 +589,7 @@ func TestCrashWindow_WholeWaveWhenItFits(t *testing.T) {
 	points := crashwave.For(tg.StoreNames())
 	draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
 		var order []string
-		for _, pay := range sc.Wave {
+		for _, pay := range families.WavePayments(sc) {
 			if len(order) == 0 || order[len(order)-1] != pay.Point {
 				order = append(order, pay.Point)
 			}
@@ -722,7 +725,7 @@ func TestCrashWindow_RetriesInsideThePromiseWhenRecoveryDoesNotFit(t *testing.T)
 	within := pol.Promise() - pol.Band() - crashwave.Margin
 	draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
 		points := map[string]bool{}
-		for _, pay := range sc.Wave {
+		for _, pay := range families.WavePayments(sc) {
 			points[pay.Point] = true
 		}
 		if len(points) != len(crashwave.For(tg.StoreNames())) {
@@ -741,4 +744,63 @@ func TestCrashWindow_RetriesInsideThePromiseWhenRecoveryDoesNotFit(t *testing.T)
 			t.Fatalf("%d recovery waits, want 1", waits)
 		}
 	})
+}
+
+// TestCrashWave_PaymentsReadBack: a crash wave re-built from the payments
+// read back from its steps is the wave drawn, under a policy where the
+// whole wave fits, one that leaves a point out (strikes in a drawn
+// order), and one with no room for the recovery window (Within), so that
+// Solo re-builds exactly the payments it keeps.
+func TestCrashWave_PaymentsReadBack(t *testing.T) {
+	for _, pol := range []target.Policy{
+		wideWindow,
+		{TTL: 20 * time.Second, RetryWindow: 20 * time.Second, RecoveryWindow: 16500 * time.Millisecond, MaxWait: time.Second},
+		{TTL: 10 * time.Second, RetryWindow: 10 * time.Second, RecoveryWindow: 10 * time.Second, MaxWait: time.Second},
+	} {
+		tg := testTarget(t, pol)
+		tg.Needs = []string{"postgres"}
+		draw(t, "crash-window", tg, func(sc scenarios.Scenario) {
+			pays := families.WavePayments(sc)
+			if again := families.CrashWave(pays); !reflect.DeepEqual(again.Steps, sc.Steps) {
+				t.Fatalf("re-built from %+v:\n%v\nwant\n%v", pays, again.Steps, sc.Steps)
+			}
+			if len(pays) < 2 {
+				return
+			}
+			last := fmt.Sprintf("o%d", len(pays)-1)
+			solo, ok := families.Solo(sc, []string{last, "o99"})
+			if want := families.CrashWave(pays[len(pays)-1:]); !ok || !reflect.DeepEqual(solo.Steps, want.Steps) || solo.Name != sc.Name {
+				t.Fatalf("solo of %s: ok %v, %v, want the wave of its payment alone", last, ok, solo.Steps)
+			}
+		})
+	}
+}
+
+// TestSolo_OnlyAPartOfAWave: the crash-window family's Solo hook keeps
+// nothing apart when the orders name no payment or every one, or the
+// scenario is no wave; mixed's hook is that of the family it drew from.
+func TestSolo_OnlyAPartOfAWave(t *testing.T) {
+	crash, mixed := families.MustSelect("crash-window")[0], families.MustSelect("mixed")[0]
+	wave := families.CrashWave([]families.CrashPayment{{Point: "charge-then-fail"}, {Point: "kill-in-hang"}})
+	for _, orders := range [][]string{nil, {"o7"}, {"o0", "o1"}} {
+		if _, ok := crash.Solo(wave, orders); ok {
+			t.Errorf("solo of %v kept a part of the wave", orders)
+		}
+	}
+	if solo, ok := crash.Solo(wave, []string{"o1"}); !ok || len(families.WavePayments(solo)) != 1 || families.WavePayments(solo)[0].Point != "kill-in-hang" {
+		t.Errorf("solo of o1: %v %+v, want kill-in-hang's payment", ok, families.WavePayments(solo))
+	}
+	draw(t, "key-reuse", testTarget(t, wideWindow), func(sc scenarios.Scenario) {
+		if _, ok := crash.Solo(sc, []string{"o0"}); ok {
+			t.Fatalf("a key-reuse scenario re-built as a wave")
+		}
+	})
+	wave.Family, wave.Name = "mixed", "mixed/crash-window"
+	if solo, ok := mixed.Solo(wave, []string{"o0"}); !ok || solo.Name != "mixed/crash-window" || len(families.WavePayments(solo)) != 1 {
+		t.Errorf("mixed's solo of its crash wave: %v %q", ok, solo.Name)
+	}
+	wave.Name = "mixed/key-reuse"
+	if _, ok := mixed.Solo(wave, []string{"o0"}); ok {
+		t.Errorf("mixed's solo through a family without one")
+	}
 }

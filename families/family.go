@@ -66,6 +66,12 @@ type Family struct {
 	// family that played its examples without the traffic it exists for
 	// says so instead of passing as if it had.
 	Caveat func(tg *target.Target) string
+	// Solo, when set, re-builds one of the family's scenarios with only
+	// the payments of the given symbolic orders ("o3"), so that a failure
+	// is re-played with only the payments that failed
+	// (search.Property.Solo); ok is false when the scenario has no such
+	// payments to keep apart, or would keep them all.
+	Solo func(sc scenarios.Scenario, orders []string) (solo scenarios.Scenario, ok bool)
 	// Crashes says the family's examples crash servers (kill them, or make
 	// the gateway charge without saying so) and judge how they recover.
 	// No server can recover from that without an idempotent provider, so

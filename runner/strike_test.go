@@ -11,7 +11,6 @@ import (
 	"github.com/idemcheck/idemcheck/harness/harnesstest"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/runner"
-	"github.com/idemcheck/idemcheck/scenarios"
 	"github.com/idemcheck/idemcheck/target"
 )
 
@@ -51,11 +50,12 @@ func opsOf(h *history.History, sym string) []history.Op {
 // is judged complete, with no crash point reached.
 func TestRun_WaveStandsWhenAStrikeCannotHappen(t *testing.T) {
 	r := waveRunner(t, map[string]string{"TESTSERVER_REFUSE_FIRST": "1"})
-	wave := families.CrashWave([]scenarios.CrashPayment{
+	pays := []families.CrashPayment{
 		{Point: "kill-in-hang", Amount: 1250},
 		{Point: "pause-in-hang", Amount: 1300},
 		{Point: "charge-then-fail", Amount: 1400},
-	})
+	}
+	wave := families.CrashWave(pays)
 	h := playComplete(t, r, wave)
 	for _, f := range h.Faults {
 		if f.Name == "kill" || f.Name == "pause" {
@@ -65,7 +65,7 @@ func TestRun_WaveStandsWhenAStrikeCannotHappen(t *testing.T) {
 			t.Errorf("fault %d %s left active", f.ID, f.Name)
 		}
 	}
-	for i := range wave.Wave {
+	for i := range pays {
 		ops := opsOf(h, "o"+string(rune('0'+i)))
 		if len(ops) < 2 || ops[0].Status != 409 {
 			t.Fatalf("payment o%d: ops %+v, want its refused first request and its retries", i, ops)
@@ -98,7 +98,7 @@ func TestRun_WaveStandsWhenAStrikeCannotHappen(t *testing.T) {
 // (no fault, no request), and the rest of the wave is played.
 func TestRun_PaymentLeftOutPastItsRoom(t *testing.T) {
 	r := waveRunner(t, nil)
-	wave := families.CrashWave([]scenarios.CrashPayment{
+	wave := families.CrashWave([]families.CrashPayment{
 		{Point: "fail-before-charge", Amount: 1250, By: time.Hour},
 		{Point: "fail-before-charge", Amount: 1300, By: time.Nanosecond},
 	})
@@ -130,7 +130,7 @@ func TestRun_PaymentLeftOutPastItsRoom(t *testing.T) {
 func TestRun_FinalRetriesInsideThePromise(t *testing.T) {
 	r := waveRunnerUnder(t, nil, target.Policy{TTL: time.Hour, RecoveryWindow: time.Minute, MaxWait: time.Second})
 	within := 800 * time.Millisecond
-	wave := families.CrashWave([]scenarios.CrashPayment{{Point: "charge-then-fail", Amount: 1250, By: time.Hour, Within: within}})
+	wave := families.CrashWave([]families.CrashPayment{{Point: "charge-then-fail", Amount: 1250, By: time.Hour, Within: within}})
 	h := playComplete(t, r, wave)
 	ops := opsOf(h, "o0")
 	final := ops[len(ops)-1]

@@ -35,9 +35,6 @@ type Scenario struct {
 	Target string   `yaml:"target,omitempty"`
 	Steps  []Step   `yaml:"steps"`
 	Expect []Expect `yaml:"expect,omitempty"`
-	// Wave is the payments a crash wave was built from (CrashWave), so
-	// that a failing payment can be re-played alone; not written down.
-	Wave []CrashPayment `yaml:"-"`
 	// origin is the file the scenario was loaded from, so that a check
 	// made later (Member) still names file:line.
 	origin *origin
@@ -317,23 +314,4 @@ func (sc Scenario) Faults() int {
 		}
 	}
 	return n
-}
-
-// CrashPayment is one payment of a crash wave: the point that strikes its
-// first request, on which replica, and its retries.
-type CrashPayment struct {
-	Point   string
-	Replica int
-	Tenant  int
-	Amount  int64
-	Early   int // retries during recovery
-	Final   int // replica of the retry after recovery
-	// By is the latest its strike may begin after the wave's first
-	// request (Step.Before): the wave's room less its cost; zero, no
-	// bound.
-	By time.Duration
-	// Within, when set, is when the wave's final retries go at the
-	// latest, after its first request (Wait.Within): the policy leaves no
-	// room for the recovery window before them (crashwave.Wave.RetryAt).
-	Within time.Duration
 }

@@ -170,6 +170,50 @@ func (p *Property) Played() (played, unplayable int) {
 	return p.played, p.unplayble
 }
 
+// Solo re-plays a failing example with only the payments that failed,
+// re-built by the family's Solo hook (a crash wave's payments, apart),
+// and returns that smaller example if it fails too. Nil when the family
+// has no hook, the hook keeps nothing apart (the failure names no payment
+// of it, or all of them), the re-play was cut short (ctx, the harness),
+// or it passes: a failure that needs its other payments stays as found.
+func (p *Property) Solo(ctx context.Context, ex *Example) *Example {
+	if p.Family.Solo == nil {
+		return nil
+	}
+	sc, ok := p.Family.Solo(ex.Scenario, failedOrders(ex))
+	if !ok {
+		return nil
+	}
+	solo, played := p.JudgeIn(ctx, sc)
+	if !played || !solo.Failed() {
+		return nil
+	}
+	return &solo
+}
+
+// failedOrders are the scenario's names ("o3") of the orders a FAILED
+// check of ex names in a violation.
+func failedOrders(ex *Example) []string {
+	sym := map[string]string{} // real order -> the scenario's name for it
+	if ex.History != nil {
+		for _, op := range ex.History.Ops {
+			sym[op.Order] = op.OrderSym
+		}
+	}
+	var orders []string
+	for _, c := range ex.Result.Checks {
+		if c.Verdict != checker.Failed {
+			continue
+		}
+		for _, v := range c.Violations {
+			if o := sym[v.Order]; o != "" {
+				orders = append(orders, o)
+			}
+		}
+	}
+	return orders
+}
+
 // FirstFailed is the id of the first FAILED check, in the checker's order.
 func FirstFailed(r checker.Result) string {
 	for _, c := range r.Checks {
