@@ -34,6 +34,8 @@ type aggregate struct {
 	// unstruck are the crash-wave payments whose strike did not happen,
 	// per crash point, with the first reason seen (unstruckNote).
 	unstruck map[string]*unstruckPoint
+	// keep writes every history to disk as it comes (nil: none kept).
+	disk *keptHistories
 }
 
 type unstruckPoint struct {
@@ -81,6 +83,7 @@ func (a *aggregate) lateFailure() *search.Example {
 const maxEvidence = 3
 
 func (a *aggregate) add(ex search.Example) (examples, violations int) {
+	a.disk.write(ex.History)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.merged.Add(ex.Result)

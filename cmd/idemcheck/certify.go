@@ -36,6 +36,7 @@ type certifyFlags struct {
 	gateway     gatewaySwitch
 	timeFaults  bool
 	failFast    bool
+	keep        string // --keep-histories
 }
 
 func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
@@ -57,6 +58,7 @@ func (f *certifyFlags) register(fs *flag.FlagSet, withFamilies bool) {
 	fs.BoolVar(&f.docker, "docker", false, "run PostgreSQL, the gateway, toxiproxy and the replicas as local Docker images (make images first)")
 	fs.BoolVar(&f.timeFaults, "time-faults", true, "let late-retry draw clock_skew and db_timezone on a replica (--time-faults=false: neither; see docs/targets.md)")
 	fs.BoolVar(&f.failFast, "fail-fast", false, "stop every family at the first failure (the failing family still re-plays and shrinks it; the others end UNKNOWN): a quick red while fixing a server")
+	fs.StringVar(&f.keep, "keep-histories", "", "write every history to `dir` as it is judged, one gzip-compressed JSON-lines file per family (<family>.jsonl.gz); none is held in memory for it")
 	f.gateway.register(fs)
 }
 
@@ -193,7 +195,7 @@ func certifyTarget(ctx context.Context, f certifyFlags, fams []families.Family, 
 		Families: fams, Seed: f.seed, Budget: f.budget, Replicas: f.replicas, Parallel: f.parallel, Strict: f.strict,
 		ShardIndex: k, ShardCount: n, ReportDir: dir, DatabaseURL: f.databaseURL, RedisAppendFsync: f.redisFsync, Progress: progress.update,
 		LogDir: filepath.Join(dir, reports.LogsDir), NoGatewayIdempotency: f.gateway.off,
-		NoTimeFaults: !f.timeFaults, FailFast: f.failFast,
+		NoTimeFaults: !f.timeFaults, FailFast: f.failFast, KeepHistories: f.keep,
 		// The report so far, rewritten while the run goes on: a runner
 		// killed by its CI limit leaves every violation found until then.
 		Checkpoint: func(r *reports.Report) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -47,6 +48,11 @@ func (f *certifyFlags) check() error {
 	}
 	if !slices.Contains(redisserver.Fsyncs, f.redisFsync) {
 		return usageErr("--redis-appendfsync: expected one of %s, got %q", strings.Join(redisserver.Fsyncs, ", "), f.redisFsync)
+	}
+	if f.keep != "" {
+		if err := os.MkdirAll(f.keep, 0o755); err != nil {
+			return usageErr("--keep-histories: expected a folder that can be written, got %q: %v", f.keep, err)
+		}
 	}
 	return checkBudget(f.budget)
 }
