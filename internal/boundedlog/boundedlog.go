@@ -8,6 +8,7 @@ package boundedlog
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -154,4 +155,27 @@ func Clip(data []byte) []byte {
 	out := append([]byte(nil), data[:DefaultHead]...)
 	out = append(out, Marker(prev+int64(len(data)-DefaultHead-DefaultTail))...)
 	return append(out, data[len(data)-DefaultTail:]...)
+}
+
+// ClipFile clips the log at path in place as Clip does, when nothing is
+// writing it (a store between two launches, which appends its output to
+// the file itself: a pipe would make a SIGKILLed server's orphaned
+// children hold its exit). A missing file is not an error.
+func ClipFile(path string) error {
+	info, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && info.Size() <= DefaultHead+2*DefaultTail) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".clip"
+	if err := os.WriteFile(tmp, Clip(data), info.Mode().Perm()); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

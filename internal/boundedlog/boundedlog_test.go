@@ -116,3 +116,36 @@ func TestClip_ClippedTwiceCountsEveryDroppedByte(t *testing.T) {
 		t.Fatal("head or tail lost")
 	}
 }
+
+// TestClipFile_InPlace: a log file grown past the caps by a process that
+// appended to it is clipped in place to its head, the marker counting
+// the bytes dropped and its tail; a small one and a missing one are left.
+func TestClipFile_InPlace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "postgres.log")
+	big := bytes.Repeat([]byte("0123456789abcdef"), (boundedlog.DefaultHead+3*boundedlog.DefaultTail)/16)
+	if err := os.WriteFile(path, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := boundedlog.ClipFile(path); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	if dropped := boundedlog.DroppedIn(got); dropped != int64(len(big)-boundedlog.DefaultHead-boundedlog.DefaultTail) {
+		t.Errorf("dropped %d bytes of %d", dropped, len(big))
+	}
+	if !bytes.HasPrefix(got, big[:boundedlog.DefaultHead]) || !bytes.HasSuffix(got, big[len(big)-boundedlog.DefaultTail:]) {
+		t.Error("head or tail lost")
+	}
+	small := filepath.Join(dir, "small.log")
+	os.WriteFile(small, []byte("ready\n"), 0o644)
+	if err := boundedlog.ClipFile(small); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(small); string(b) != "ready\n" {
+		t.Errorf("a small log changed: %q", b)
+	}
+	if err := boundedlog.ClipFile(filepath.Join(dir, "none.log")); err != nil {
+		t.Errorf("a missing log: %v", err)
+	}
+}

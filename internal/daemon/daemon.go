@@ -3,7 +3,8 @@
 // MariaDB (internal/mysqlserver). It owns what they share: the process in
 // its own process group (a Ctrl-C at the terminal reaches idemcheck first,
 // which then stops it in order), killed by the kernel if idemcheck itself
-// is SIGKILLed (Pdeathsig), its output in a log file, a bounded wait for
+// is SIGKILLed (Pdeathsig), its output in a log file (clipped to its head
+// and tail before each launch, internal/boundedlog), a bounded wait for
 // readiness that gives up early when the process exits, and a stop that
 // sends the server's graceful signal and SIGKILLs the group after a grace.
 //
@@ -11,7 +12,7 @@
 // command line (same port, same data directory): the store faults restart
 // a store mid-run to show what a server does when its store goes away.
 //
-// It imports no idemcheck package.
+// It imports internal/boundedlog alone.
 package daemon
 
 import (
@@ -25,6 +26,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/boundedlog"
 )
 
 // Spec is how to run the server.
@@ -33,7 +36,7 @@ type Spec struct {
 	Path    string   // the executable
 	Args    []string // its arguments
 	Dir     string   // working directory ("" = inherit)
-	LogPath string   // stdout and stderr of every launch are appended here
+	LogPath string   // stdout and stderr of every launch are appended here, clipped before each
 	// Cred runs the server as another user (PostgreSQL refuses root).
 	Cred *syscall.Credential
 	// Stop is the signal of a graceful shutdown: SIGINT is PostgreSQL's
@@ -90,6 +93,13 @@ func (d *Daemon) start() error {
 	defer d.mu.Unlock()
 	if d.running() {
 		return fmt.Errorf("%s: already running", d.spec.Name)
+	}
+	// The server appends to the file itself (a pipe would make a SIGKILLed
+	// postmaster's orphaned backends hold cmd.Wait): the log is bounded
+	// between launches, when nothing writes it. A store restarted by a
+	// soak's strikes keeps its head and its latest launches.
+	if err := boundedlog.ClipFile(d.spec.LogPath); err != nil {
+		return fmt.Errorf("%s: log file: %w", d.spec.Name, err)
 	}
 	logf, err := os.OpenFile(d.spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {

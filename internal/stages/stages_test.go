@@ -16,10 +16,10 @@ const module = "github.com/idemcheck/idemcheck/"
 var rank = map[string]int{
 	"crashwave": 0, "internal/yamlfile": 0, "internal/freeport": 0, "internal/leftovers": 0,
 	"gateway-sim": 0, "reference": 0, "images": 0, "images/pg-entrypoint": 0, "examples": 0, "internal/stages": 0,
-	"internal/daemon": 0, "internal/boundedlog": 0, "internal/shared": 0,
+	"internal/boundedlog": 0, "internal/shared": 0,
 	"scenarios/conformance": 0,
 
-	"history": 1,
+	"history": 1, "internal/daemon": 1,
 
 	"checker": 2, "target": 2, "internal/pgcluster": 2, "internal/redisserver": 2, "internal/mysqlserver": 2, "reference/redisstore": 2,
 	"reference/storetest": 2, "reference/mysqlstore": 2,
