@@ -191,8 +191,9 @@ func (r Result) Find(id string) (CheckResult, bool) {
 }
 
 // Merge combines the results of several histories of one target (one per
-// scenario family or shard) into one: per check the worst verdict, all
-// violations, exercised if any history exercised it; coverage summed; the
+// scenario family or shard) into one: per check the worst verdict, its
+// first MaxMergedViolations violations, exercised if any history
+// exercised it; coverage summed; the
 // level recomputed on the merged checks. Certifying a target takes the
 // merge, because no single family exercises every level.
 func Merge(results ...Result) Result {
@@ -212,10 +213,21 @@ type Merger struct {
 	n      int
 }
 
+// MaxMergedViolations is how many violations of one check a merge keeps:
+// a failing soak finds the same violation thousands of times, and its
+// verdict, its count of failing examples and the evidence a report shows
+// (a few per check, with their histories) need no more.
+const MaxMergedViolations = 20
+
 // Add folds r in.
 func (m *Merger) Add(r Result) {
 	m.cov = m.cov.Add(r.Coverage)
 	m.checks = mergeChecks(m.checks, tagged(r))
+	for i := range m.checks {
+		if v := m.checks[i].Violations; len(v) > MaxMergedViolations {
+			m.checks[i].Violations = slices.Clip(v[:MaxMergedViolations])
+		}
+	}
 	m.n++
 }
 
