@@ -338,8 +338,12 @@ func (b *Body) StaticFields() []StaticField {
 
 // escapePointer encodes one RFC 6901 reference token.
 func escapePointer(key string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
+	return pointerEscaper.Replace(key)
 }
+
+// pointerEscaper escapes a JSON pointer's reference token (RFC 6901),
+// built once: every request a run sends escapes its body's keys.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // edit changes the static leaf a pointer names in a rendered tree: a
 // string gains "_b", a number grows by one, a boolean flips, a null
