@@ -139,6 +139,11 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 		return rep, err
 	}
 	defer closeEnv()
+	// Every fault operation from here on passes through the guard, which
+	// proves the harness untouched at each (T1).
+	guard := harness.NewGuard(env)
+	defer guard.Stop()
+	env = guard
 	if tg, rep.Contact, err = firstContact(ctx, tg, env, time.Since(start)); err != nil {
 		return rep, err
 	}
@@ -178,7 +183,7 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 	if err != nil {
 		return rep, err
 	}
-	c.report(acct)
+	c.report(acct, untouched(ctx, guard))
 	return rep, nil
 }
 
@@ -243,10 +248,11 @@ func newCertification(tg *target.Target, env harness.Env, rep *reports.Report, s
 	return c
 }
 
-// report writes every family's result, its incident file and the run's
-// accounting into the report, and grants the level.
-func (c *certification) report(acct checker.Result) {
-	results := []checker.Result{acct}
+// report writes every family's result, its incident file, the run's
+// accounting and its proof that the harness was untouched (T1) into the
+// report, and grants the level.
+func (c *certification) report(acct, untouched checker.Result) {
+	results := []checker.Result{acct, untouched}
 	for _, fr := range c.families {
 		if err := writeIncident(c.opts.ReportDir, c.rep, fr); err != nil {
 			c.opts.Log.Warn("incident file not written", "family", fr.Name, "err", err)
@@ -259,6 +265,10 @@ func (c *certification) report(acct checker.Result) {
 		results = append(results, res)
 	}
 	addAccounting(c.rep, acct)
+	addAccounting(c.rep, untouched)
+	if untouched.Verdict == checker.Failed {
+		c.rep.Untrusted = checker.Untrusted
+	}
 	merged := checker.Merge(results...)
 	c.rep.Level, c.rep.LevelNote, c.rep.Coverage = merged.Level, merged.LevelNote, merged.Coverage
 }

@@ -61,6 +61,7 @@ func init() {
 		{"E2", "retry window covered", "L5", (*index).e2, true},
 		{"A1", "accounting", "L1", (*index).a1, false},
 		{"G1", "lock held by the server, not only the gateway", "all", (*index).g1, false},
+		{"T1", "harness untouched", "all", (*index).t1, false},
 	}
 }
 

@@ -59,7 +59,7 @@ func TestCheck_ResultListsEveryCheckInOrder(t *testing.T) {
 	for _, c := range r.Checks {
 		ids = append(ids, c.ID)
 	}
-	want := []string{"M1", "M2", "M3", "M4", "M5", "M6", "P1", "P2", "R1", "R2", "R3", "R4", "R5", "E1", "E2", "A1", "G1"}
+	want := []string{"M1", "M2", "M3", "M4", "M5", "M6", "P1", "P2", "R1", "R2", "R3", "R4", "R5", "E1", "E2", "A1", "G1", "T1"}
 	if !reflect.DeepEqual(ids, want) {
 		t.Fatalf("checks %v, want %v", ids, want)
 	}

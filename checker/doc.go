@@ -225,6 +225,13 @@
 //     means the server sent one charge twice on its own and only the
 //     gateway's idempotency saved the order: INFORMATIONAL. Its note says
 //     how long the gateway kept keys when that was less than the promise.
+//   - T1 harness untouched (untouched.go): any History.Touches (a toxic,
+//     a link or a gateway rule idemcheck did not set, or one it set gone,
+//     found at an inject or a heal; a request for a control API on the
+//     provider's address) is FAILED, naming what, when and by which link
+//     or replica; exercised when History.Proofs is above zero. A FAILED
+//     T1 certifies L0 whatever else holds: the rest of the run's verdicts
+//     rest on an oracle the server reached, and cannot be trusted.
 //
 // # Not exercised, UNKNOWN, incomplete
 //

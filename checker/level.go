@@ -93,6 +93,9 @@ func certify(checks []CheckResult, cov Coverage) (string, string) {
 	case cov.Ops == 0:
 		return "L0", "no operation recorded"
 	}
+	if why := touched(checks); why != "" {
+		return "L0", why
+	}
 	reached := "L0"
 	for _, r := range ladder {
 		if r.unjudged != nil {

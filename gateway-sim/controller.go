@@ -43,6 +43,9 @@ type Controller interface {
 	// Expect notes which order an amount and currency pay for, under an
 	// amount trace.
 	Expect(ctx context.Context, e Expectation) error
+	// Faults lists the installed fault rules with their firing counts:
+	// what the harness proves unchanged at each inject and heal.
+	Faults(ctx context.Context) ([]FaultStatus, error)
 }
 
 // Local is the Controller of an in-process simulator.
@@ -57,6 +60,7 @@ func (l local) ReleaseAll() error                                 { l.s.ReleaseA
 func (l local) Holds(context.Context) ([]Hold, error)             { return l.s.Holds(), nil }
 func (l local) SetTrace(_ context.Context, t Trace) error         { return l.s.SetTrace(t) }
 func (l local) Expect(_ context.Context, e Expectation) error     { return l.s.Expect(e) }
+func (l local) Faults(context.Context) ([]FaultStatus, error)     { return l.s.Faults(), nil }
 
 func (l local) Release(holdID string) error {
 	if holdID == "" {

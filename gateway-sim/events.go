@@ -36,7 +36,12 @@ type Event struct {
 	IdempotencyKey string    `json:"idempotency_key,omitempty"`
 	Amount         int64     `json:"amount,omitempty"`
 	Currency       string    `json:"currency,omitempty"`
-	Time           time.Time `json:"time"`
+	// Method, Path and Via are a foreign request's (EventForeign): what
+	// it asked for and the path it came by (HandlerVia).
+	Method string    `json:"method,omitempty"`
+	Path   string    `json:"path,omitempty"`
+	Via    string    `json:"via,omitempty"`
+	Time   time.Time `json:"time"`
 }
 
 // eventLog keeps every event since the last reset (so WaitEvent can match

@@ -130,7 +130,9 @@ func (s *Sim) Profile() Profile { return s.profile }
 // test. It does not serve the control API: a request for /_sim/... gets
 // the provider's 404, as it would from the real provider. Mount it on any
 // server; httptest.NewServer(sim.Handler()) is the in-process setup.
-func (s *Sim) Handler() http.Handler { return s.mux }
+// Each request that is not the provider's API is recorded as an
+// EventForeign event (HandlerVia names the path it came by).
+func (s *Sim) Handler() http.Handler { return s.HandlerVia("") }
 
 // ControlHandler serves the control API (/_sim/...: ledger, faults,
 // holds, events, reset): the control plane, for the harness alone. Serve

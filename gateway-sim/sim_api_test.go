@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -259,4 +260,32 @@ func TestSimAPI_NotOnTheProvidersAddress(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Every request that is not the provider's API is recorded as an
+// EventForeign event with its method, path and the path it came by; the
+// API's own requests are not.
+func TestSimAPI_ForeignRequestsAreRecorded(t *testing.T) {
+	withSim(t, gatewaysim.Config{}, func(e *env) {
+		e.charge("k1", "ord_f", 100)
+		via := httptest.NewServer(e.sim.HandlerVia("replica0->gateway"))
+		defer via.Close()
+		if r, err := send(via.Client(), http.MethodDelete, via.URL+"/_sim/faults", apiKey, "", ""); err != nil || r.status != http.StatusNotFound {
+			t.Fatalf("DELETE /_sim/faults via a link: %v %d", err, r.status)
+		}
+		ev := e.waitEvent(ofType(gatewaysim.EventForeign))
+		if ev.Method != http.MethodDelete || ev.Path != "/_sim/faults" || ev.Via != "replica0->gateway" || !gatewaysim.IsHarnessPath(ev.Path) {
+			t.Fatalf("foreign event %+v", ev)
+		}
+		for _, p := range []string{"/v1/charges", "/v1/refunds", "/_simple"} {
+			if gatewaysim.IsHarnessPath(p) {
+				t.Errorf("IsHarnessPath(%q) = true", p)
+			}
+		}
+		for _, p := range []string{"/_sim", "/_sim/reset", "/proxies/x/toxics", "/reset"} {
+			if !gatewaysim.IsHarnessPath(p) {
+				t.Errorf("IsHarnessPath(%q) = false", p)
+			}
+		}
+	})
 }

@@ -369,6 +369,13 @@ type History struct {
 	// one machine's clock). It stays so that a document that has it still
 	// loads (Read refuses unknown fields) and is judged as it was.
 	ClockOffset time.Duration `json:"clock_offset,omitempty"`
+	// Touches are the evidence that something besides idemcheck reached
+	// the harness (T1): a run-wide record, in the history the run's
+	// accounting judges. Proofs is how many times idemcheck proved the
+	// harness as it left it (at each inject and heal): T1 is exercised
+	// when it is above zero.
+	Touches []Touch `json:"touches,omitempty"`
+	Proofs  int     `json:"proofs,omitempty"`
 }
 
 // Unstruck is a crash-wave payment whose strike did not happen: its

@@ -52,6 +52,9 @@ func mdHeader(b *strings.Builder, r *Report) {
 	if r.LevelNote != "" {
 		fmt.Fprintf(b, "%s\n\n", oneLine(r.LevelNote))
 	}
+	if r.Untrusted != "" {
+		fmt.Fprintf(b, "**Not to be trusted**: %s (T1).\n\n", oneLine(r.Untrusted))
+	}
 	fmt.Fprintf(b, "seed %d · budget %s · ran %s · %d replicas", r.Seed, time.Duration(r.Budget), time.Duration(r.Duration).Round(time.Millisecond), r.Replicas)
 	if r.Shard != "" {
 		fmt.Fprintf(b, " · shard %s", r.Shard)

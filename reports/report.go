@@ -41,6 +41,9 @@ type Report struct {
 	// what a misconfiguration stopped (nil in a report written before
 	// first contact, or merged from shards).
 	Contact *Contact `json:"first_contact,omitempty"`
+	// Untrusted says that T1 harness untouched FAILED: the server reached
+	// the oracle, and no other verdict of the run can be trusted.
+	Untrusted string `json:"untrusted,omitempty"`
 	// PeakRSS is the most memory (resident set, bytes) the idemcheck
 	// process held during the run: a soak's memory stays flat.
 	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`

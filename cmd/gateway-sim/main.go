@@ -39,10 +39,15 @@ const shutdownGrace = 10 * time.Second
 // exitUsage is the exit code for bad flags (README.md, "Exit codes").
 const exitUsage = 2
 
+// via is a --via flag: another address serving the provider's API, whose
+// foreign requests (gatewaysim.EventForeign) name the path they came by.
+type via struct{ name, addr string }
+
 // options are the command-line flags.
 type options struct {
 	addr          string
 	controlAddr   string
+	vias          []via
 	ttl           time.Duration
 	noIdempotency bool
 	provider      string
@@ -80,6 +85,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		o.provider = v
 		return err
 	})
+	fs.Func("via", "NAME=ADDR: also serve the provider's API on ADDR, naming NAME (a replica's link) in what it records of requests that are not the API; repeatable", func(v string) error {
+		name, addr, ok := strings.Cut(v, "=")
+		if !ok || name == "" || addr == "" {
+			return fmt.Errorf("want NAME=ADDR, got %q", v)
+		}
+		o.vias = append(o.vias, via{name, addr})
+		return nil
+	})
 	fs.Int64Var(&o.seed, "seed", 1, "seed for probability faults and charge ids")
 	fs.BoolVar(&o.verbose, "verbose", false, "log every decision to stderr")
 	fs.Func("trace", "where requests name their order: metadata[KEY], description:PATTERN or amount (default metadata[order_id])", func(v string) error {
@@ -109,25 +122,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	sim := gatewaysim.New(gatewaysim.Config{
 		IdempotencyTTL: o.ttl, NoIdempotency: o.noIdempotency, Provider: o.provider, Seed: o.seed, Logger: logger(o.verbose, stderr), Trace: o.trace,
 	})
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+	listeners := []struct {
+		what, addr string
+		h          http.Handler
+	}{{"", o.addr, sim.Handler()}, {"control", o.controlAddr, sim.ControlHandler()}}
+	for _, v := range o.vias {
+		listeners = append(listeners, struct {
+			what, addr string
+			h          http.Handler
+		}{"via " + v.name, v.addr, sim.HandlerVia(v.name)})
 	}
-	cln, err := net.Listen("tcp", o.controlAddr)
-	if err != nil {
-		ln.Close()
-		return fmt.Errorf("listen (control): %w", err)
+	var lns []net.Listener
+	for _, l := range listeners {
+		ln, err := net.Listen("tcp", l.addr)
+		if err != nil {
+			for _, open := range lns {
+				open.Close()
+			}
+			return fmt.Errorf("listen %s: %w", l.what, err)
+		}
+		lns = append(lns, ln)
 	}
-	srvs := []*http.Server{
-		{Handler: sim.Handler(), ReadHeaderTimeout: 10 * time.Second},
-		{Handler: sim.ControlHandler(), ReadHeaderTimeout: 10 * time.Second},
+	srvs := make([]*http.Server, len(lns))
+	served := make(chan error, len(lns))
+	for i, ln := range lns {
+		srvs[i] = &http.Server{Handler: listeners[i].h, ReadHeaderTimeout: 10 * time.Second}
+		go func() { served <- srvs[i].Serve(ln) }()
 	}
-	served := make(chan error, len(srvs))
-	for i, l := range []net.Listener{ln, cln} {
-		go func() { served <- srvs[i].Serve(l) }()
+	fmt.Fprintf(stdout, "gateway-sim listening on http://%s\n", lns[0].Addr())
+	fmt.Fprintf(stdout, "gateway-sim control on http://%s\n", lns[1].Addr())
+	for i, v := range o.vias {
+		fmt.Fprintf(stdout, "gateway-sim via %s on http://%s\n", v.name, lns[2+i].Addr())
 	}
-	fmt.Fprintf(stdout, "gateway-sim listening on http://%s\n", ln.Addr())
-	fmt.Fprintf(stdout, "gateway-sim control on http://%s\n", cln.Addr())
 	select {
 	case err := <-served:
 		return errors.Join(fmt.Errorf("serve: %w", err), shutdown(srvs, sim))

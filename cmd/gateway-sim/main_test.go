@@ -242,3 +242,45 @@ func TestRun_ControlAPIOnItsOwnListener(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// --via serves the provider's API on one more address, and names it in
+// what the gateway records of a request that is not its API.
+func TestRun_Via(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	finished := make(chan error, 1)
+	go func() {
+		finished <- run(ctx, append(strings.Fields(freeAddrs), "--via", "replica0->gateway=127.0.0.1:0"), pw, io.Discard)
+	}()
+	br := bufio.NewReader(pr)
+	_, control := baseURLs(t, br)
+	line, err := br.ReadString('\n')
+	via, ok := strings.CutPrefix(strings.TrimSpace(line), "gateway-sim via replica0->gateway on ")
+	if err != nil || !ok {
+		t.Fatalf("banner %q, %v", line, err)
+	}
+	resp, err := http.Post(via+"/_sim/reset", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("POST /_sim/reset via the link: %d, want 404", resp.StatusCode)
+	}
+	events, err := http.Get(control + "/_sim/events?since=0&wait=5s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(events.Body)
+	events.Body.Close()
+	if !strings.Contains(string(body), `"type":"foreign"`) || !strings.Contains(string(body), `"via":"replica0-\u003egateway"`) {
+		t.Fatalf("events %s, want the foreign request via replica0->gateway", body)
+	}
+	if err := run(context.Background(), []string{"--via", "nameless"}, io.Discard, io.Discard); !errors.Is(err, errUsage) {
+		t.Fatalf("--via without an address: %v", err)
+	}
+	cancel()
+	if err := <-finished; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -187,6 +187,11 @@ func (g *gatewayCtl) SetTrace(ctx context.Context, t gatewaysim.Trace) error {
 	return g.c.SetTrace(ctx, t)
 }
 
+// Faults lists the container's installed fault rules.
+func (g *gatewayCtl) Faults(ctx context.Context) ([]gatewaysim.FaultStatus, error) {
+	return g.c.Faults(ctx)
+}
+
 // Expect tells the container which order an amount pays for.
 func (g *gatewayCtl) Expect(ctx context.Context, e gatewaysim.Expectation) error {
 	return g.c.Expect(ctx, e)

@@ -108,7 +108,7 @@ func (e *Env) upstream(l harness.Link) string {
 	case from == "client":
 		return fmt.Sprintf("%s:%d", to, replicaPort)
 	case to == "gateway":
-		return fmt.Sprintf("gateway:%d", gatewayPort)
+		return fmt.Sprintf("gateway:%d", gatewayViaPort(l.Replica()))
 	}
 	return fmt.Sprintf("%s:%d", to, e.stores[to].kind.port)
 }
@@ -178,6 +178,32 @@ func (e *Env) SetLinkEnabled(l harness.Link, enabled bool) error {
 	}
 	e.log.Debug("link switched", "link", l, "enabled", enabled)
 	return nil
+}
+
+// LinkStates reads every link's proxy from toxiproxy's API, in one call.
+func (e *Env) LinkStates() (map[harness.Link]harness.LinkState, error) {
+	if e.closed.Load() {
+		return nil, harness.ErrClosed
+	}
+	all, err := e.links.api.Proxies()
+	if err != nil {
+		return nil, fmt.Errorf("link states: %w", err)
+	}
+	out := map[harness.Link]harness.LinkState{}
+	for _, l := range e.Links() {
+		px, ok := all[proxyName(l)]
+		if !ok {
+			out[l] = harness.LinkState{Missing: true}
+			continue
+		}
+		st := harness.LinkState{Enabled: px.Enabled}
+		for _, t := range px.ActiveToxics {
+			st.Toxics = append(st.Toxics, t.Name)
+		}
+		slices.Sort(st.Toxics)
+		out[l] = st
+	}
+	return out, nil
 }
 
 // LinkAddr is the loopback address link l's proxy is published on: the

@@ -18,6 +18,10 @@ const (
 	gatewayPort        = 12111       // the provider's API, reached by the replicas' gateway links
 	gatewayControlPort = "12112/tcp" // the control API, published for the harness alone
 	toxiproxyAPI       = "8474/tcp"
+	// gatewayViaBase+i serves the provider's API to replica i's gateway
+	// link alone, so that what the gateway records of a request that is
+	// not its API names the replica (gateway-sim --via).
+	gatewayViaBase = 12200
 	// toxiproxyAPIAlias is toxiproxy's name on the control network alone:
 	// its API listens on the address that name resolves to, not on the
 	// data network the replicas share with it.
@@ -54,7 +58,11 @@ func (e *Env) startServices(ctx context.Context) error {
 }
 
 func (e *Env) startGateway(ctx context.Context) error {
-	args := append([]string{fmt.Sprintf("--addr=0.0.0.0:%d", gatewayPort), "--control-addr=0.0.0.0:" + strings.TrimSuffix(gatewayControlPort, "/tcp")}, e.gatewayCfg.Args()...)
+	args := []string{fmt.Sprintf("--addr=0.0.0.0:%d", gatewayPort), "--control-addr=0.0.0.0:" + strings.TrimSuffix(gatewayControlPort, "/tcp")}
+	for i := range e.target.Replicas {
+		args = append(args, fmt.Sprintf("--via=%s=0.0.0.0:%d", harness.GatewayLink(i), gatewayViaPort(i)))
+	}
+	args = append(args, e.gatewayCfg.Args()...)
 	c, err := e.run(ctx, spec{role: "gateway", image: GatewayImage, ports: []string{gatewayControlPort}, cmd: args})
 	if err != nil {
 		return err
@@ -93,6 +101,9 @@ func (e *Env) startToxiproxy(ctx context.Context) error {
 	e.links = newLinks(api)
 	return nil
 }
+
+// gatewayViaPort is the gateway's port for replica i's gateway link.
+func gatewayViaPort(i int) int { return gatewayViaBase + i }
 
 // waitHTTP polls url until it answers 2xx, d passes or ctx ends.
 func waitHTTP(ctx context.Context, url string, d time.Duration) error {

@@ -186,7 +186,11 @@ func (e *Env) replicaVars(i int, addr string, port int) (target.Vars, error) {
 		return v, err
 	}
 	e.clients = append(e.clients, client)
-	gw, err := e.proxies.add(harness.GatewayLink(i), e.gw.addr)
+	upstream, err := e.gw.via(string(harness.GatewayLink(i)))
+	if err != nil {
+		return v, err
+	}
+	gw, err := e.proxies.add(harness.GatewayLink(i), upstream)
 	if err != nil {
 		return v, err
 	}

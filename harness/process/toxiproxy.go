@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/Shopify/toxiproxy/v2/toxics"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/boundedlog"
 	"github.com/rs/zerolog"
@@ -153,6 +155,32 @@ func (e *Env) SetLinkEnabled(l harness.Link, enabled bool) error {
 	}
 	e.log.Debug("link switched", "link", l, "enabled", enabled)
 	return nil
+}
+
+// LinkStates reads every link's proxy from the embedded toxiproxy.
+func (e *Env) LinkStates() (map[harness.Link]harness.LinkState, error) {
+	out := map[harness.Link]harness.LinkState{}
+	for _, l := range e.Links() {
+		px, err := e.Proxy(l)
+		if err != nil {
+			if errors.Is(err, harness.ErrUnknownLink) {
+				out[l] = harness.LinkState{Missing: true}
+				continue
+			}
+			return nil, err
+		}
+		px.Lock()
+		st := harness.LinkState{Enabled: px.Enabled}
+		px.Unlock()
+		for _, t := range px.Toxics.GetToxicArray() {
+			if w, ok := t.(*toxics.ToxicWrapper); ok {
+				st.Toxics = append(st.Toxics, w.Name)
+			}
+		}
+		slices.Sort(st.Toxics)
+		out[l] = st
+	}
+	return out, nil
 }
 
 // Proxy is the toxiproxy proxy behind link l, for what AddToxic and
