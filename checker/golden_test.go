@@ -284,16 +284,13 @@ var goldens = map[string]golden{
 	// the key at its lifetime (10.25s, the provider's 24h of a declared
 	// 30-day production promise, at the recovery floor), and the retry at
 	// 19.6s, inside the promise, charges again (docs/protocol.md §4).
-	"m1_provider_forgot_key.json": {
-		verdict: checker.Failed, level: "L0",
-		checks: map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "E2": checker.Failed, "G1": checker.Informational},
-		violations: []ident{
-			{"M1", a, "k1", "ord_1", []int{0, 1, 2}, []string{"ch_1", "ch_2"}},
-			{"M4", a, "k1", "ord_1", []int{0, 2}, []string{"ch_1", "ch_2"}},
-			{"E2", a, "k1", "ord_1", []int{0, 2}, []string{"ch_1", "ch_2"}},
-			{"G1", "", "", "ord_1", nil, []string{"ch_1"}},
-		},
-	},
+	"m1_provider_forgot_key.json": providerForgotKey,
+	// The same server under the provider's own clock per key (issue 37):
+	// the gateway keeps an answered key 667ms (the provider's 24h of the
+	// 30-day promise, with no recovery floor: keys a crash struck are kept
+	// apart, gateway.keeps_struck), replays a retry at 0.5s and charges
+	// the retry at 5s again.
+	"m1_provider_forgot_answered_key.json": providerForgotKey,
 	// A server correct on Stripe (it re-sends its recorded request under
 	// the same gateway key after an indeterminate answer) against
 	// Checkout.com, which keeps a key's result only when it answered 2xx:
@@ -318,6 +315,19 @@ var goldens = map[string]golden{
 	// clean_crash_recovered.json recorded against a gateway without
 	// idempotency: L4 is not judged (not failed), the level stops at L3.
 	"l4_gateway_without_idempotency.json": {verdict: checker.Pass, level: "L3"},
+}
+
+// providerForgotKey is what a server that keeps no record of its own
+// fails once the gateway forgot its key: the late retry's second charge.
+var providerForgotKey = golden{
+	verdict: checker.Failed, level: "L0",
+	checks: map[string]checker.Verdict{"M1": checker.Failed, "M4": checker.Failed, "E2": checker.Failed, "G1": checker.Informational},
+	violations: []ident{
+		{"M1", a, "k1", "ord_1", []int{0, 1, 2}, []string{"ch_1", "ch_2"}},
+		{"M4", a, "k1", "ord_1", []int{0, 2}, []string{"ch_1", "ch_2"}},
+		{"E2", a, "k1", "ord_1", []int{0, 2}, []string{"ch_1", "ch_2"}},
+		{"G1", "", "", "ord_1", nil, []string{"ch_1"}},
+	},
 }
 
 // TestGolden_Histories re-checks every hand-written history in testdata/

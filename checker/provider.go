@@ -42,6 +42,9 @@ func (ix *index) providerPart(d double) string {
 	case g.KeepsOnlySuccess && (g.KeyTTL == 0 || d.second.At < d.first.At+g.KeyTTL):
 		return fmt.Sprintf("; both charges carry gateway key %q, which the provider (%s) still held: it keeps a key's result only when it answered 2xx, and after a 4xx or 5xx (an outage, or a 5xx after the money moved) the same key pays again: before re-sending, a server must learn whether the first attempt paid (the payments of the order's reference, or a GET of the payment)",
 			key, g.Provider)
+	case g.KeyTTL > 0 && g.KeepsStruck:
+		return fmt.Sprintf("; both charges carry gateway key %q: the provider forgot it (%s; by %v for a key answered at once) and charged it again: only the provider's idempotency had held the order to one charge, and only inside the provider's lifetime, not the promise the server made",
+			key, ix.keyLifetimeText(), d.first.At+g.KeyTTL)
 	case g.KeyTTL > 0:
 		return fmt.Sprintf("; both charges carry gateway key %q: the provider forgot it by %v at the latest (%s) and charged it again: only the provider's idempotency had held the order to one charge, and only inside the provider's lifetime, not the promise the server made",
 			key, d.first.At+g.KeyTTL, ix.keyLifetimeText())
@@ -49,12 +52,24 @@ func (ix *index) providerPart(d double) string {
 	return ""
 }
 
-// keyLifetimeText says how long the gateway kept keys and why.
+// keyLifetimeText says how long the gateway kept keys and why: in a
+// history that kept struck keys on their own clock (Gateway.KeepsStruck),
+// an answered key for KeyTTL and a key a crash struck until its recovery
+// was over; before, every key for KeyTTL, never less than a recovery
+// floor.
 func (ix *index) keyLifetimeText() string {
-	text := fmt.Sprintf("the gateway keeps keys %s in this run", ix.h.Gateway.KeyTTL)
+	g := ix.h.Gateway
+	text := fmt.Sprintf("the gateway keeps keys %s in this run", g.KeyTTL)
+	if g.KeepsStruck {
+		text = fmt.Sprintf("the gateway keeps an answered key %s from its first request in this run, and the key of a payment a crash struck until its recovery is over", g.KeyTTL)
+	}
 	pr := ix.pol.Production
-	if pr.ProviderShare() >= 1 {
+	switch {
+	case pr.ProviderShare() >= 1:
 		return text
+	case g.KeepsStruck:
+		return fmt.Sprintf("%s: the provider's %s of the declared %s production promise, as a share of the test-mode promise",
+			text, human(pr.ProviderKeyLifetime), human(pr.Promise()))
 	}
 	return fmt.Sprintf("%s: the provider's %s of the declared %s production promise, as a share of the test-mode promise, never less than the recovery floor",
 		text, human(pr.ProviderKeyLifetime), human(pr.Promise()))

@@ -26,6 +26,31 @@ func TestProvider_ForgottenKeyExplained(t *testing.T) {
 	}
 }
 
+// TestProvider_ForgottenAnsweredKeyExplained: under the provider's clock
+// per key, M1 says an answered key is kept the provider's share and a
+// struck key until its recovery is over, with no recovery floor, and G1
+// says the same.
+func TestProvider_ForgottenAnsweredKeyExplained(t *testing.T) {
+	r := checker.Check(load(t, "testdata/m1_provider_forgot_answered_key.json"))
+	m1, _ := r.Find("M1")
+	if len(m1.Violations) != 1 {
+		t.Fatalf("M1 violations: %+v", m1.Violations)
+	}
+	want := []string{`gateway key "pt_tenant_a_k1"`, "keeps an answered key 667ms from its first request", "a crash struck until its recovery is over",
+		"by 767ms for a key answered at once", "24h of the declared 30 days production promise", "only the provider's idempotency had held the order"}
+	for _, w := range want {
+		if !strings.Contains(m1.Violations[0].Explanation, w) {
+			t.Errorf("M1 explanation lacks %q:\n%s", w, m1.Violations[0].Explanation)
+		}
+	}
+	if strings.Contains(m1.Violations[0].Explanation, "recovery floor") {
+		t.Errorf("M1 names a recovery floor the run did not have:\n%s", m1.Violations[0].Explanation)
+	}
+	if g1, _ := r.Find("G1"); !strings.Contains(g1.Note, "keeps an answered key 667ms") {
+		t.Errorf("G1 note does not say how long the gateway kept answered keys: %s", g1.Note)
+	}
+}
+
 // TestProvider_NoIdempotencyExplained: against a gateway without
 // idempotency, the double names the key the gateway ignored.
 func TestProvider_NoIdempotencyExplained(t *testing.T) {

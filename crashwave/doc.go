@@ -34,6 +34,4 @@
 //     family's caveat), each with the policy value that would change it.
 //   - PlannedStrikes, Wave.Planned: how long a wave is budgeted when a
 //     certification plans the family's time.
-//   - RecoveryFloor: the least the gateway remembers a key, twice the
-//     longest wave after the recovery window and the band.
 package crashwave

@@ -26,9 +26,8 @@ func TestTable_RowsAreWhole(t *testing.T) {
 	}
 }
 
-// TestLongest_PinsTheWaves: the longest wave's strikes, which the
-// gateway's recovery floor doubles (docs/protocol.md): 2.7s with keys in
-// memory, 4s with PostgreSQL.
+// TestLongest_PinsTheWaves: the longest wave's strikes: 2.7s with keys
+// in memory, 4s with PostgreSQL.
 func TestLongest_PinsTheWaves(t *testing.T) {
 	for _, c := range []struct {
 		stores []string

@@ -120,15 +120,3 @@ func anyFits(points []Point, room time.Duration) bool {
 func RoomFor(t Terms, d time.Duration) (promise, recovery time.Duration) {
 	return d + t.Recovery + t.Band + Margin, RetryBy(t) - d
 }
-
-// RecoveryFloor is the least the gateway remembers a key when the
-// production provider forgets within the promise
-// (history.Policy.GatewayKeyTTL): the recovery window and the band,
-// after twice the strikes of the longest crash wave of a target with
-// these stores (Longest; twice for a loaded machine). A crash-window
-// payment is retried after the wave's strikes and one recovery window,
-// so every recovery the test plays ends before the gateway forgets its
-// key.
-func RecoveryFloor(t Terms, stores []string) time.Duration {
-	return t.Recovery + t.Band + 2*Longest(stores)
-}

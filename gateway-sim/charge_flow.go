@@ -95,7 +95,7 @@ func (s *Sim) decide(a *attempt) *response {
 		a.plan = s.faults.plan(a.order, a.nth, s.faultRand)
 	}
 	if a.key != "" {
-		a.entry = s.idem.reserve(a.scope(), a.req.fingerprint, s.cfg.Now())
+		a.entry = s.idem.reserve(a.scope(), a.req.fingerprint, a.order, s.cfg.Now())
 	}
 	if a.plan.wait() > 0 {
 		a.op.busyLocked()

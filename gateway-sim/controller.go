@@ -46,6 +46,9 @@ type Controller interface {
 	// Faults lists the installed fault rules with their firing counts:
 	// what the harness proves unchanged at each inject and heal.
 	Faults(ctx context.Context) ([]FaultStatus, error)
+	// KeepKeys keeps the keys of the orders a crash struck until their
+	// recovery is over.
+	KeepKeys(ctx context.Context, k KeepKeys) error
 }
 
 // Local is the Controller of an in-process simulator.
@@ -61,6 +64,7 @@ func (l local) Holds(context.Context) ([]Hold, error)             { return l.s.H
 func (l local) SetTrace(_ context.Context, t Trace) error         { return l.s.SetTrace(t) }
 func (l local) Expect(_ context.Context, e Expectation) error     { return l.s.Expect(e) }
 func (l local) Faults(context.Context) ([]FaultStatus, error)     { return l.s.Faults(), nil }
+func (l local) KeepKeys(_ context.Context, k KeepKeys) error      { return l.s.KeepKeys(k) }
 
 func (l local) Release(holdID string) error {
 	if holdID == "" {

@@ -84,9 +84,13 @@
 //
 // Keys are scoped per API key (Authorization: Bearer, or basic-auth user)
 // and bound to their request's route and parameters (one key cannot both
-// create and confirm), the same for charges and PaymentIntents; they
-// expire after Config.IdempotencyTTL from their first request, and replay
-// the stored response byte for byte with Idempotent-Replayed: true. A
+// create and confirm), the same for charges and PaymentIntents; each is
+// forgotten on its own clock (idempotency.go): an answered key
+// Config.IdempotencyTTL after its first request, a key in flight never,
+// a key whose order a KeepKeys names (a payment a crash struck, in
+// recovery: keep_keys.go, POST /_sim/keep-keys) not before that ends. A
+// key replays the stored response byte for byte with Idempotent-Replayed:
+// true. A
 // decision is stored the instant it is made, before any fault withholds or
 // loses the response. Requests that fail validation store nothing. Without
 // latency faults a decision is one critical section, so concurrent duplicates

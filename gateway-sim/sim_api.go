@@ -28,6 +28,7 @@ func (s *Sim) simRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /_sim/trace", s.simTrace)
 	mux.HandleFunc("PUT /_sim/trace", s.simSetTrace)
 	mux.HandleFunc("POST /_sim/expect", s.simExpect)
+	mux.HandleFunc("POST /_sim/keep-keys", s.simKeepKeys)
 	mux.HandleFunc("/_sim/", s.simUnknown)
 }
 
@@ -48,6 +49,7 @@ var simErrorCodes = []struct {
 	{ErrUnknownFault, "unknown_fault", http.StatusNotFound},
 	{ErrInvalidFault, "invalid_fault", http.StatusBadRequest},
 	{ErrInvalidTrace, "invalid_trace", http.StatusBadRequest},
+	{ErrInvalidKeepKeys, "invalid_keep_keys", http.StatusBadRequest},
 	{ErrClosed, "closed", http.StatusServiceUnavailable},
 }
 

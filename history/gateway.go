@@ -9,9 +9,15 @@ import "time"
 // not judged without an idempotent provider. Zero in a document written
 // before it existed, or by a run that did not set it.
 type Gateway struct {
-	// KeyTTL is how long the gateway remembered a key from the key's
-	// first request (Policy.GatewayKeyTTL).
+	// KeyTTL is how long the gateway remembered an answered key from the
+	// key's first request (Policy.GatewayKeyTTL).
 	KeyTTL time.Duration `json:"key_ttl,omitempty"`
+	// KeepsStruck says the gateway kept the keys of every example a
+	// fault struck until its recovery was over, whatever KeyTTL (the
+	// runner's gatewaysim.KeepKeys): only answered keys were forgotten at
+	// KeyTTL. False in a history recorded before keys were kept per key,
+	// when KeyTTL was never less than a recovery floor.
+	KeepsStruck bool `json:"keeps_struck,omitempty"`
 	// NoIdempotency says the gateway ignored Idempotency-Key, like a
 	// provider without idempotency (idemcheck's --gateway-idempotency
 	// off): every request it received could charge.

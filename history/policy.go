@@ -84,26 +84,28 @@ func (p Policy) Band() time.Duration { return max(p.TTL/10, MinBoundaryBand) }
 // on every fault it lived through, never on its own faults only.
 func (p Policy) ConvergeSlack() time.Duration { return max(p.MaxWait+time.Second, 2*time.Second) }
 
-// GatewayKeyTTL is how long the gateway simulator remembers an
-// Idempotency-Key, from the key's first request, for a target with these
-// stores (docs/protocol.md, "The gateway's own idempotency"). The
-// production provider's key lifetime is compressed with the target's
-// test-mode policy: the gateway forgets a key at the same share of the
-// test-mode promise as the provider does of the production one
-// (Production.ProviderShare), never later than the promise and its band
-// (a fixed 24h would absorb every late retry a target forwards as its
-// own key), and never before crashwave.RecoveryFloor: in production a
-// provider's day outlasts any crash recovery, so a server that leans on
-// the provider to recover is not judged on a forgetting that production
-// would not have.
-func (p Policy) GatewayKeyTTL(stores []string) time.Duration {
+// GatewayKeyTTL is how long the gateway simulator remembers an answered
+// Idempotency-Key, from the key's first request (docs/protocol.md, "The
+// gateway's own idempotency"). The production provider's key lifetime is
+// compressed with the target's test-mode policy: the gateway forgets an
+// answered key at the same share of the test-mode promise as the
+// provider does of the production one (Production.ProviderShare), never
+// later than the promise and its band (a fixed 24h would absorb every
+// late retry a target forwards as its own key), and never before 1ms. A
+// key a crash struck is not forgotten on this clock: in production a
+// provider's day outlasts any crash recovery, so the runner has the
+// gateway keep the keys of every example a fault struck until its
+// recovery is over (gatewaysim.KeepKeys), and a server that leans on the
+// provider to recover is not judged on a forgetting production would not
+// have.
+func (p Policy) GatewayKeyTTL() time.Duration {
 	ceiling := p.Promise() + p.Band()
 	share := p.Production.ProviderShare()
 	if share >= 1 {
 		return ceiling
 	}
 	scaled := time.Duration(float64(p.Promise()) * share).Round(time.Millisecond)
-	return min(ceiling, max(scaled, crashwave.RecoveryFloor(p.WaveTerms(), stores)))
+	return min(ceiling, max(scaled, time.Millisecond))
 }
 
 // WaveTerms is what a crash wave's timing model reads of the policy

@@ -66,6 +66,11 @@ type execution struct {
 	// priced is each payment's amount under an amount trace, by its
 	// order, amount and currency as the scenario wrote them (mu).
 	priced map[string]int64
+	// keeping says the gateway keeps p's keys (a request of p got an
+	// indeterminate answer), and keepErr that it could not be told (mu;
+	// keep.go).
+	keeping bool
+	keepErr error
 }
 
 func (r *Runner) newPlay(sc scenarios.Scenario) *execution {

@@ -134,11 +134,15 @@ func (p *execution) doGated(ctx context.Context, req client.Request) (history.Op
 		p.start = time.Now() // TTL waits count from the first request sent, after any wait at the gate
 	}
 	p.mu.Unlock()
-	return p.client.Do(ctx, req), held
+	op := p.client.Do(ctx, req)
+	if op.Outcome == history.Info {
+		p.keepKeys() // its outcome unknown to the client: the server may recover it
+	}
+	return op, held
 }
 
 // RealOrder and RealKey map symbolic names to this example's identities.
-func (p *execution) realOrder(sym string) string { return "ord_" + p.nonce + "_" + sym }
+func (p *execution) realOrder(sym string) string { return p.orderPrefix() + sym }
 
 func (p *execution) realKey(sym string) string {
 	k := p.nonce + "-" + sym

@@ -125,6 +125,7 @@ func (r *Runner) Run(ctx context.Context, sc scenarios.Scenario) (*history.Histo
 	defer p.client.Close()
 	r.enter(p)
 	defer r.exit(p)
+	defer p.releaseKeys() // once its evidence is in
 	var err error
 	if r.cfg.Gate != nil && recovers(sc) {
 		err = r.cfg.Gate.holdRecovery(ctx, p)
@@ -141,6 +142,9 @@ func (r *Runner) Run(ctx context.Context, sc scenarios.Scenario) (*history.Histo
 	}
 	if err == nil && ended(ctx) == nil {
 		p.converge(ctx)
+	}
+	if err == nil {
+		err = p.keepFailed()
 	}
 	if ended(ctx) != nil && ended(caller) == nil {
 		r.count(sc.Family, func(c *Cuts) { c.HardEnd++ })

@@ -25,7 +25,7 @@ func TestPolicy_PromiseAndBand(t *testing.T) {
 		if got := c.pol.Band(); got != c.band {
 			t.Errorf("%+v: band %s, want %s", c.pol, got, c.band)
 		}
-		if got := c.pol.GatewayKeyTTL(nil); got != c.promise+c.band {
+		if got := c.pol.GatewayKeyTTL(); got != c.promise+c.band {
 			t.Errorf("%+v: gateway key TTL %s", c.pol, got)
 		}
 	}

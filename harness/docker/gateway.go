@@ -197,6 +197,11 @@ func (g *gatewayCtl) Expect(ctx context.Context, e gatewaysim.Expectation) error
 	return g.c.Expect(ctx, e)
 }
 
+// KeepKeys keeps the container's keys of the orders a crash struck.
+func (g *gatewayCtl) KeepKeys(ctx context.Context, k gatewaysim.KeepKeys) error {
+	return g.c.KeepKeys(ctx, k)
+}
+
 // close releases holds (a held handler would block the SUT's shutdown)
 // and stops the stream.
 func (g *gatewayCtl) close() {
