@@ -3,6 +3,7 @@ package gatewaysim_test
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +100,29 @@ func TestKeepKeys_RefusesBadInput(t *testing.T) {
 		for _, k := range []gatewaysim.KeepKeys{{}, {Prefix: "ord_x_", ForMillis: -1}} {
 			if err := e.sim.KeepKeys(k); !errors.Is(err, gatewaysim.ErrInvalidKeepKeys) {
 				t.Errorf("%+v: %v, want ErrInvalidKeepKeys", k, err)
+			}
+		}
+	})
+}
+
+// Over the control API: a KeepKeys through Client reaches the simulator,
+// and a body that names no orders, or a field it does not have, is 400
+// invalid_keep_keys saying what was expected.
+func TestKeepKeys_OverTheControlAPI(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}
+	withSim(t, gatewaysim.Config{IdempotencyTTL: time.Second, Now: clock.Now}, func(e *env) {
+		first := e.charge("k-api", "ord_ex7_a", 100).chargeID()
+		if err := gatewaysim.NewClient(e.ctl.URL).KeepKeys(t.Context(), gatewaysim.KeepKeys{Prefix: "ord_ex7_"}); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(2 * time.Second)
+		if got := e.charge("k-api", "ord_ex7_a", 100).chargeID(); got != first {
+			t.Errorf("kept over the control API: charge %s, want the replay of %s", got, first)
+		}
+		for _, bad := range []string{`{}`, `{"prefix":"ord_x_","for_ms":-1}`, `{"prefix":"ord_x_","for":"1s"}`} {
+			r := e.control(http.MethodPost, "/_sim/keep-keys", jsonType, bad)
+			if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "invalid_keep_keys") {
+				t.Errorf("%s: %d %s, want 400 invalid_keep_keys", bad, r.status, r.body)
 			}
 		}
 	})
