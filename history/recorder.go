@@ -31,7 +31,18 @@ func (r *Recorder) Now() time.Duration { return time.Since(r.base) }
 
 // At converts a wall-clock instant (e.g. a ledger timestamp taken with
 // time.Now in this process) to an offset on the recording's clock.
-func (r *Recorder) At(t time.Time) time.Duration { return t.Sub(r.base) }
+func (r *Recorder) At(t time.Time) time.Duration { return r.Clock().At(t) }
+
+// Clock is the recording's clock alone.
+func (r *Recorder) Clock() Clock { return Clock{base: r.base} }
+
+// Clock is a recording's clock without the recording: what stamps a
+// charge that comes once the recording itself has been let go (a late
+// charge the ledger judges with a finished history) on its clock.
+type Clock struct{ base time.Time }
+
+// At converts a wall-clock instant to an offset on the clock.
+func (c Clock) At(t time.Time) time.Duration { return t.Sub(c.base) }
 
 // Invoke reserves an op id and stamps its invocation.
 func (r *Recorder) Invoke(op *Op) {

@@ -223,12 +223,18 @@ func (f *Feed) FirstFiring(id string) (time.Time, bool) {
 	return at, ok
 }
 
+// Stamper puts a wall-clock instant on an example's clock: its recorder
+// while it plays (*history.Recorder), its clock alone once it is judged
+// (history.Clock).
+type Stamper interface {
+	At(t time.Time) time.Duration
+}
+
 // ChargeOf converts a ledger event (a charge or a decline) to the
-// history's form, stamped on rec's clock (at 0 when rec is nil: a charge
+// history's form, stamped by clock (at 0 when clock is nil: a charge
 // no example owns); other events are not charges. It is the one
-// converter: a ledger entry read from the gateway is converted through
-// its event (chargeEvent).
-func ChargeOf(ev gatewaysim.Event, rec *history.Recorder) (history.Charge, bool) {
+// converter.
+func ChargeOf(ev gatewaysim.Event, clock Stamper) (history.Charge, bool) {
 	var status string
 	switch ev.Type {
 	case gatewaysim.EventCharge:
@@ -238,16 +244,12 @@ func ChargeOf(ev gatewaysim.Event, rec *history.Recorder) (history.Charge, bool)
 	default:
 		return history.Charge{}, false
 	}
+	var at time.Duration
+	if clock != nil {
+		at = clock.At(ev.Time)
+	}
 	return history.Charge{
 		ID: ev.ChargeID, Order: ev.OrderID, Amount: ev.Amount, Currency: ev.Currency, Status: status,
-		IdempotencyKey: ev.IdempotencyKey, APIKey: ev.APIKey, At: stamp(rec, ev.Time), Alias: ev.PaymentIntent,
+		IdempotencyKey: ev.IdempotencyKey, APIKey: ev.APIKey, At: at, Alias: ev.PaymentIntent,
 	}, true
-}
-
-// stamp is t on rec's clock, or 0 without a recorder.
-func stamp(rec *history.Recorder, t time.Time) time.Duration {
-	if rec == nil {
-		return 0
-	}
-	return rec.At(t)
 }

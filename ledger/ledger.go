@@ -49,14 +49,15 @@ type Ledger struct {
 	unattributed []history.Charge
 }
 
-// account is what the Ledger keeps of a judged example: its recorder
-// (the clock its charges are stamped on), the history Run returned, and
-// the example's charges as known now. The returned history is never
+// account is what the Ledger keeps of a judged example: its clock (what
+// its charges are stamped on; not its recorder, which holds a copy of
+// everything the history does), the history Run returned, and the
+// example's charges as known now. The returned history is never
 // changed: a charge that arrives later goes into charges, and a new
 // history is made from both (lateCharges).
 type account struct {
 	sc       scenarios.Scenario
-	rec      *history.Recorder
+	clock    history.Clock
 	judged   *history.History // as Run returned it; read-only
 	charges  []history.Charge // judged's charges and every later one; under the Ledger's mu
 	included map[string]bool  // charge ids in charges
@@ -141,7 +142,7 @@ func (l *Ledger) Own(order string) {
 // that h does not hold (included names those it does) are late. h is
 // finished and is never changed from here on.
 func (l *Ledger) Judged(sc scenarios.Scenario, rec *history.Recorder, h *history.History, included map[string]bool, orders []string) {
-	a := &account{sc: sc, rec: rec, judged: h, charges: slices.Clone(h.Charges), included: included, at: time.Now()}
+	a := &account{sc: sc, clock: rec.Clock(), judged: h, charges: slices.Clone(h.Charges), included: included, at: time.Now()}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, o := range orders {
@@ -152,7 +153,7 @@ func (l *Ledger) Judged(sc scenarios.Scenario, rec *history.Recorder, h *history
 		// Charges taken while the example was played: late unless its
 		// history holds them.
 		for _, ev := range l.pending[o] {
-			l.late.add(a, ev.ChargeID, func() history.Charge { c, _ := ChargeOf(ev, rec); return c })
+			l.late.add(a, ev.ChargeID, func() history.Charge { c, _ := ChargeOf(ev, a.clock); return c })
 		}
 		delete(l.pending, o)
 	}
@@ -191,7 +192,7 @@ func (l *Ledger) takeOne(ev gatewaysim.Event) {
 			l.unjudged = append(l.unjudged, c)
 		}
 	default:
-		l.late.add(a, ev.ChargeID, func() history.Charge { c, _ := ChargeOf(ev, a.rec); return c })
+		l.late.add(a, ev.ChargeID, func() history.Charge { c, _ := ChargeOf(ev, a.clock); return c })
 	}
 }
 
