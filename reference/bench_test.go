@@ -1,7 +1,6 @@
 package reference_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,6 +22,7 @@ import (
 
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 	"github.com/idemcheck/idemcheck/internal/pgtest"
+	"github.com/idemcheck/idemcheck/internal/procstat"
 	"github.com/idemcheck/idemcheck/reference"
 )
 
@@ -302,28 +301,17 @@ func newCPUMeter(b *testing.B, db *pgxpool.Pool) *cpuMeter {
 	if err := db.QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 		b.Fatal(err)
 	}
-	st, _ := procStat(backend)
-	return &cpuMeter{postmaster: st.ppid}
+	st, _ := procstat.Read(backend)
+	return &cpuMeter{postmaster: st.PPID}
 }
 
 // cpuUse is CPU time used so far.
 type cpuUse struct{ self, db time.Duration }
 
 func (m *cpuMeter) now() cpuUse {
-	self, _ := procStat(os.Getpid())
-	u := cpuUse{self: self.cpu}
-	if m.postmaster == 0 {
-		return u
-	}
-	pm, _ := procStat(m.postmaster)
-	u.db = pm.cpu
-	procs, _ := os.ReadDir("/proc")
-	for _, p := range procs {
-		if pid, err := strconv.Atoi(p.Name()); err == nil {
-			if st, ok := procStat(pid); ok && st.ppid == m.postmaster {
-				u.db += st.cpu
-			}
-		}
+	u := cpuUse{self: procstat.Self()}
+	if m.postmaster != 0 {
+		u.db = procstat.Children(m.postmaster)
 	}
 	return u
 }
@@ -356,30 +344,6 @@ func (f figure) against(b *testing.B, name string, anchor figure) {
 	if f.cpu > 0 && anchor.cpu > 0 {
 		b.ReportMetric(anchor.cpu/f.cpu, "cpu_vs_"+name)
 	}
-}
-
-// procStat reads a process's parent and the CPU it and its reaped
-// children used, from /proc/PID/stat (in clock ticks of 10 ms).
-func procStat(pid int) (st struct {
-	ppid int
-	cpu  time.Duration
-}, ok bool) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return st, false
-	}
-	// The command name, in parentheses, may hold spaces: fields count
-	// from its closing parenthesis (state is field 3, ppid 4, utime 14).
-	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
-	if len(f) < 15 {
-		return st, false
-	}
-	st.ppid, _ = strconv.Atoi(f[1])
-	for _, v := range f[11:15] {
-		t, _ := strconv.ParseInt(v, 10, 64)
-		st.cpu += time.Duration(t) * 10 * time.Millisecond
-	}
-	return st, true
 }
 
 // passMode is what a pass-through server, one with no idempotency logic,

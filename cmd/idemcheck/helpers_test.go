@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 
 // binaries builds idemcheck and reference-server once per test binary and
 // returns their directory.
-func binaries(t *testing.T) string {
+func binaries(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		builtDir, buildErr = os.MkdirTemp("", "idemcheck-cli-test-")
@@ -42,7 +42,7 @@ func binaries(t *testing.T) string {
 
 // needPostgres skips a test that starts PostgreSQL when its server
 // binaries are missing, except on CI, where that is a failure.
-func needPostgres(t *testing.T) {
+func needPostgres(t testing.TB) {
 	t.Helper()
 	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres"); len(m) == 0 && os.Getenv("PG_BIN") == "" {
 		if os.Getenv("CI") == "true" {
@@ -54,13 +54,13 @@ func needPostgres(t *testing.T) {
 
 // idemcheck runs the built binary in dir with args and returns its exit
 // code, stdout and stderr.
-func idemcheck(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+func idemcheck(t testing.TB, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return idemcheckEnv(t, dir, nil, args...)
 }
 
 // idemcheckEnv is idemcheck with extra environment variables.
-func idemcheckEnv(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+func idemcheckEnv(t testing.TB, dir string, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binaries(t), "idemcheck"), args...)
 	cmd.Dir = dir

@@ -16,7 +16,7 @@ const module = "github.com/idemcheck/idemcheck/"
 var rank = map[string]int{
 	"crashwave": 0, "internal/yamlfile": 0, "internal/freeport": 0, "internal/leftovers": 0,
 	"gateway-sim": 0, "reference": 0, "images": 0, "images/pg-entrypoint": 0, "examples": 0, "internal/stages": 0,
-	"internal/boundedlog": 0, "internal/shared": 0,
+	"internal/boundedlog": 0, "internal/shared": 0, "internal/procstat": 0,
 	"scenarios/conformance": 0,
 
 	"history": 1, "internal/daemon": 1,
