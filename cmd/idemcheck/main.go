@@ -56,6 +56,7 @@ func usageErr(format string, args ...any) error {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	servePprof(os.Stderr)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(report(err, os.Stderr))
@@ -96,6 +97,7 @@ func commands() []command {
 		{"demo", "certify the reference and two broken servers", runDemo},
 		{"merge", "merge the reports of certify --shard runs into one", runMerge},
 		{"version", "print the version and commit this binary was built from", runVersion},
+		{"verify", "say whether a report.json was edited after its run (its seal)", runVerify},
 	}
 }
 
