@@ -3,12 +3,16 @@ package certify
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
 	"runtime"
 	"syscall"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/history"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/target"
@@ -28,7 +32,26 @@ func newReport(tg *target.Target, opts Options) *reports.Report {
 	if opts.ShardCount > 1 {
 		rep.Shard = fmt.Sprintf("%d/%d", opts.ShardIndex, opts.ShardCount)
 	}
+	rep.Seal = &reports.Seal{}
+	if tg.File != "" {
+		if b, err := os.ReadFile(tg.File); err == nil {
+			sum := sha256.Sum256(b)
+			rep.Seal.TargetSHA256 = hex.EncodeToString(sum[:])
+		}
+	}
 	return rep
+}
+
+// imaged is an environment that runs container images (container mode).
+type imaged interface {
+	Images(ctx context.Context) map[string]string
+}
+
+// sealImages records in the report's seal the images env runs, by id.
+func sealImages(ctx context.Context, rep *reports.Report, env harness.Env) {
+	if im, ok := env.(imaged); ok && rep.Seal != nil {
+		rep.Seal.Images = im.Images(ctx)
+	}
 }
 
 // finish sets the verdict. It runs in a defer, so a panic or an

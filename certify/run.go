@@ -139,6 +139,7 @@ func Run(ctx context.Context, tg *target.Target, opts Options) (rep *reports.Rep
 		return rep, err
 	}
 	defer closeEnv()
+	sealImages(ctx, rep, env)
 	// Every fault operation from here on passes through the guard, which
 	// proves the harness untouched at each (T1).
 	guard := harness.NewGuard(env)

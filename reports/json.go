@@ -20,11 +20,15 @@ var ErrSchemaVersion = errors.New("unknown report schema_version")
 // this build, and empty lists as [] rather than null so that tooling can
 // iterate without nil checks. HTML escaping is off so that "->" in fault
 // targets reads as written.
+//
+// It is sealed (Seal): a digest of its canonical form, and of each
+// field's, that idemcheck verify recomputes.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(normalize(r)); err != nil {
+	b, err := sealedJSON(normalize(r))
+	if err == nil {
+		_, err = w.Write(b)
+	}
+	if err != nil {
 		return fmt.Errorf("write report.json: %w", err)
 	}
 	return nil

@@ -41,6 +41,9 @@ type Report struct {
 	// what a misconfiguration stopped (nil in a report written before
 	// first contact, or merged from shards).
 	Contact *Contact `json:"first_contact,omitempty"`
+	// Seal is the report's digest and what it was made from (seal.go):
+	// idemcheck verify says whether it was edited after the run.
+	Seal *Seal `json:"seal,omitempty"`
 	// Untrusted says that T1 harness untouched FAILED: the server reached
 	// the oracle, and no other verdict of the run can be trusted.
 	Untrusted string `json:"untrusted,omitempty"`

@@ -97,6 +97,7 @@ func commands() []command {
 		{"demo", "certify the reference and two broken servers", runDemo},
 		{"merge", "merge the reports of certify --shard runs into one", runMerge},
 		{"version", "print the version and commit this binary was built from", runVersion},
+		{"verify", "say whether a report.json was edited after its run (its seal)", runVerify},
 	}
 }
 

@@ -87,6 +87,18 @@ func madeOn(r Row) string {
 	return fmt.Sprintf("`%s`%s %s, seeds %s", commit, mark, rep.Started.UTC().Format("2006-01-02"), seedList(seeds(r)))
 }
 
+// seals lists each seed's report digest, shortened ("" when no run
+// carries a seal: reports written before they were sealed).
+func seals(r Row) string {
+	var out []string
+	for _, rep := range r.Runs {
+		if rep.Seal != nil && rep.Seal.Digest != "" {
+			out = append(out, fmt.Sprintf("seed %d `%.19s…`", rep.Seed, rep.Seal.Digest))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 func seeds(r Row) []uint64 {
 	out := make([]uint64, len(r.Runs))
 	for i, rep := range r.Runs {
@@ -99,6 +111,9 @@ func entrySection(b *strings.Builder, g *Gallery, r Row) []string {
 	fmt.Fprintf(b, "\n## %s\n\n%s %s, %s storage: %s, level %s.\n\n", r.Entry.Name, r.Entry.Library, r.Entry.Version,
 		r.Entry.Storage, tally(r.Verdict, len(r.Runs)), tally(r.Level, len(r.Runs)))
 	fmt.Fprintf(b, "Reproduce: `./bin/idemcheck certify --target %s/target.yaml --seed %d`.\n", r.Dir, r.Runs[0].Seed)
+	if s := seals(r); s != "" {
+		fmt.Fprintf(b, "Reports' digests (`idemcheck verify` checks a report.json against its own): %s.\n", s)
+	}
 	if len(r.Checks) == 0 {
 		b.WriteString("\nEvery check passed on every seed.\n")
 		return nil

@@ -60,6 +60,18 @@ func checkImages(ctx context.Context, cli *testcontainers.DockerClient, images .
 	return nil
 }
 
+// Images are the images the Env runs, by tag, each with its image id
+// ("sha256:…"): what a report's seal records of a container-mode run.
+func (e *Env) Images(ctx context.Context) map[string]string {
+	out := map[string]string{}
+	for _, img := range e.images() {
+		if res, err := e.cli.ImageInspect(ctx, img); err == nil {
+			out[img] = res.ID
+		}
+	}
+	return out
+}
+
 // Available reports whether a Docker engine answers, with the reason when
 // it does not; tests use it to skip.
 func Available(ctx context.Context) error {
