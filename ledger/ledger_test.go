@@ -85,3 +85,42 @@ func TestLedger_LetsGoOfAJudgedHistoryAfterRetain(t *testing.T) {
 		}
 	}
 }
+
+// TestLedger_ChargeTakenWhileItsExampleIsPlayed: a charge the ledger takes
+// before its example is judged waits for the judgement; it is late when
+// the example's history does not hold it, and is not offered when it
+// does.
+func TestLedger_ChargeTakenWhileItsExampleIsPlayed(t *testing.T) {
+	for _, held := range []bool{true, false} {
+		sim := gatewaysim.New(gatewaysim.Config{})
+		srv := httptest.NewServer(sim.Handler())
+		l := ledger.NewLedger(gatewaysim.Local(sim))
+		l.Own("ord_a")
+		charge(t, srv.URL, "ord_a")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if rc, err := l.Reconcile(ctx); err != nil || rc.Checked != 1 || len(rc.Rejudge)+len(rc.Unattributed) != 0 {
+			t.Fatalf("before the judgement: %s, %v", rc, err)
+		}
+		rec := history.NewRecorder(history.History{Family: "f", Seed: 1})
+		included := map[string]bool{}
+		if held {
+			for _, ev := range l.Feed().Order("ord_a") {
+				c, _ := ledger.ChargeOf(ev, rec)
+				rec.Charge(c)
+				included[c.ID] = true
+			}
+		}
+		l.Judged(scenarios.Scenario{Family: "f", Seed: 1}, rec, rec.Snapshot(true), included, []string{"ord_a"})
+		rc, err := l.Reconcile(ctx)
+		cancel()
+		l.Close()
+		srv.Close()
+		sim.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 0, false: 1}[held]; len(rc.Rejudge) != want || len(rc.Unattributed) != 0 {
+			t.Errorf("history holds the charge %v: %s; want %d to judge again", held, rc, want)
+		}
+	}
+}
