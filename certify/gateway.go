@@ -16,8 +16,8 @@ import (
 // for its own store is seen double-charging a late retry it promised to
 // cover. A correct server may re-send its own request to learn what the
 // gateway decided (docs/protocol.md), which needs a gateway that replays:
-// the runner has the gateway keep the keys of every example a fault
-// struck until its recovery is over (gatewaysim.KeepKeys). off models a
+// the runner has the gateway keep the keys of every example in recovery
+// until it is over (gatewaysim.KeepKeys). off models a
 // provider without idempotency (--gateway-idempotency off), as the
 // profile none does: the gateway ignores the key. The caller sets Seed
 // and Logger; everything else is here.
@@ -33,8 +33,8 @@ func GatewayConfig(tg *target.Target, off bool) gatewaysim.Config {
 // GatewayRecord is what every history of a run records of the gateway's
 // configuration: the provider profile (none recorded for stripe, as in
 // every history before profiles) and which results its keys keep, and
-// how long it kept answered keys (those of examples a fault struck kept
-// until their recovery was over), or that it kept none.
+// how long it kept answered keys (those of examples in recovery kept
+// until it was over), or that it kept none.
 func GatewayRecord(cfg gatewaysim.Config) history.Gateway {
 	if cfg.NoIdempotency {
 		return history.Gateway{NoIdempotency: true, Provider: cfg.Provider}

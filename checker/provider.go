@@ -53,15 +53,15 @@ func (ix *index) providerPart(d double) string {
 }
 
 // keyLifetimeText says how long the gateway kept keys and why: in a
-// history that kept struck keys on their own clock (Gateway.KeepsStruck),
-// an answered key for KeyTTL and a key a crash struck until its recovery
-// was over; before, every key for KeyTTL, never less than a recovery
+// history that kept the keys in recovery on their own clock
+// (Gateway.KeepsStruck), an answered key for KeyTTL and a key in recovery
+// until its recovery was over; before, every key for KeyTTL, never less than a recovery
 // floor.
 func (ix *index) keyLifetimeText() string {
 	g := ix.h.Gateway
 	text := fmt.Sprintf("the gateway keeps keys %s in this run", g.KeyTTL)
 	if g.KeepsStruck {
-		text = fmt.Sprintf("the gateway keeps an answered key %s from its first request in this run, and the key of a payment a crash struck until its recovery is over", g.KeyTTL)
+		text = fmt.Sprintf("the gateway keeps an answered key %s from its first request in this run, and the key of a payment in recovery (a request answered 5xx, timed out or reset) until its recovery is over", g.KeyTTL)
 	}
 	pr := ix.pol.Production
 	switch {

@@ -36,7 +36,7 @@ func TestProvider_ForgottenAnsweredKeyExplained(t *testing.T) {
 	if len(m1.Violations) != 1 {
 		t.Fatalf("M1 violations: %+v", m1.Violations)
 	}
-	want := []string{`gateway key "pt_tenant_a_k1"`, "keeps an answered key 667ms from its first request", "a crash struck until its recovery is over",
+	want := []string{`gateway key "pt_tenant_a_k1"`, "keeps an answered key 667ms from its first request", "the key of a payment in recovery (a request answered 5xx, timed out or reset) until its recovery is over",
 		"by 767ms for a key answered at once", "24h of the declared 30 days production promise", "only the provider's idempotency had held the order"}
 	for _, w := range want {
 		if !strings.Contains(m1.Violations[0].Explanation, w) {

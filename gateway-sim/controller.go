@@ -46,8 +46,8 @@ type Controller interface {
 	// Faults lists the installed fault rules with their firing counts:
 	// what the harness proves unchanged at each inject and heal.
 	Faults(ctx context.Context) ([]FaultStatus, error)
-	// KeepKeys keeps the keys of the orders a crash struck until their
-	// recovery is over.
+	// KeepKeys keeps the keys of the orders in recovery until it is
+	// over.
 	KeepKeys(ctx context.Context, k KeepKeys) error
 }
 

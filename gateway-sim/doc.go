@@ -87,8 +87,7 @@
 // create and confirm), the same for charges and PaymentIntents; each is
 // forgotten on its own clock (idempotency.go): an answered key
 // Config.IdempotencyTTL after its first request, a key in flight never,
-// a key whose order a KeepKeys names (a payment a crash struck, in
-// recovery: keep_keys.go, POST /_sim/keep-keys) not before that ends. A
+// a key whose order a KeepKeys names (a payment in recovery: keep_keys.go, POST /_sim/keep-keys) not before that ends. A
 // key replays the stored response byte for byte with Idempotent-Replayed:
 // true. A
 // decision is stored the instant it is made, before any fault withholds or

@@ -15,12 +15,13 @@ var ErrInvalidKeepKeys = errors.New("gatewaysim: invalid keep-keys")
 // KeepKeys keeps the idempotency keys of some orders past the provider's
 // lifetime (Config.IdempotencyTTL). A provider forgets a key on its own
 // clock: in production a day, far longer than any crash recovery, so a
-// server may recover a payment a crash struck by re-sending it under its
-// key. In a test run the provider's lifetime is compressed with the
-// server's promise to less than a recovery takes, so the harness says
-// which payments a crash struck, and their keys are kept until their
-// recovery is over: every other key is forgotten at the lifetime, as the
-// provider would forget it.
+// server may recover a payment whose answer it lost by re-sending it
+// under its key. In a test run the provider's lifetime is compressed with
+// the server's promise to less than a recovery takes, so the harness says
+// which payments are in recovery (a request of theirs got an
+// indeterminate answer), and their keys are kept until the recovery is
+// over: every other key is forgotten at the lifetime, as the provider
+// would forget it.
 type KeepKeys struct {
 	// Prefix selects the orders: every order whose id starts with it,
 	// present and future (the runner names an example's orders

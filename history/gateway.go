@@ -12,10 +12,10 @@ type Gateway struct {
 	// KeyTTL is how long the gateway remembered an answered key from the
 	// key's first request (Policy.GatewayKeyTTL).
 	KeyTTL time.Duration `json:"key_ttl,omitempty"`
-	// KeepsStruck says the gateway kept the keys of every example a
-	// fault struck until its recovery was over, whatever KeyTTL (the
-	// runner's gatewaysim.KeepKeys): only answered keys were forgotten at
-	// KeyTTL. False in a history recorded before keys were kept per key,
+	// KeepsStruck says the gateway kept the keys of every example in
+	// recovery (one of its requests answered indeterminately: a 5xx, a
+	// timeout, a reset) until it was over, whatever KeyTTL (the runner's
+	// gatewaysim.KeepKeys): only answered keys were forgotten at KeyTTL. False in a history recorded before keys were kept per key,
 	// when KeyTTL was never less than a recovery floor.
 	KeepsStruck bool `json:"keeps_struck,omitempty"`
 	// NoIdempotency says the gateway ignored Idempotency-Key, like a

@@ -92,12 +92,12 @@ func (p Policy) ConvergeSlack() time.Duration { return max(p.MaxWait+time.Second
 // provider does of the production one (Production.ProviderShare), never
 // later than the promise and its band (a fixed 24h would absorb every
 // late retry a target forwards as its own key), and never before 1ms. A
-// key a crash struck is not forgotten on this clock: in production a
+// key in recovery is not forgotten on this clock: in production a
 // provider's day outlasts any crash recovery, so the runner has the
-// gateway keep the keys of every example a fault struck until its
-// recovery is over (gatewaysim.KeepKeys), and a server that leans on the
-// provider to recover is not judged on a forgetting production would not
-// have.
+// gateway keep the keys of every example one of whose requests got an
+// indeterminate answer until the example is over (gatewaysim.KeepKeys),
+// and a server that leans on the provider to recover is not judged on a
+// forgetting production would not have.
 func (p Policy) GatewayKeyTTL() time.Duration {
 	ceiling := p.Promise() + p.Band()
 	share := p.Production.ProviderShare()

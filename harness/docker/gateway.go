@@ -197,7 +197,7 @@ func (g *gatewayCtl) Expect(ctx context.Context, e gatewaysim.Expectation) error
 	return g.c.Expect(ctx, e)
 }
 
-// KeepKeys keeps the container's keys of the orders a crash struck.
+// KeepKeys keeps the container's keys of the orders in recovery.
 func (g *gatewayCtl) KeepKeys(ctx context.Context, k gatewaysim.KeepKeys) error {
 	return g.c.KeepKeys(ctx, k)
 }
