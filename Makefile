@@ -33,13 +33,13 @@ lint-workflows:
 race:
 	$(GO) test -race -p 1 -timeout 25m $(PKGS)
 
-# The benchmarks, about 9 minutes here: the gateway simulator; the
-# reference against its anchors (README, "What correct idempotency
-# costs": charges/s and replays/s, each with the CPU per op it cost); the
-# checker judging 10 k, 100 k and 1 M ops in one history (cpu-s/op, and
-# B/kop, the memory a judgement allocates per thousand ops); then the
-# reference certified for BENCH_SOAK (its peak memory, peak_MB, and its
-# ops). BENCH_SOAK= skips the soak (then about 4 minutes).
+# The benchmarks, about 11 minutes on a busy 2-core machine: the gateway
+# simulator; the reference against its anchors (README, "What correct
+# idempotency costs": charges/s and replays/s, each with the CPU per op it
+# cost); the checker judging 10 k, 100 k and 1 M ops in one history
+# (cpu-s/op, and B/kop, the memory a judgement allocates per thousand
+# ops); then the reference certified for BENCH_SOAK (its peak memory,
+# peak_MB, and its ops). BENCH_SOAK= skips the soak (then about 5 minutes).
 BENCH_SOAK ?= 5m
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./gateway-sim/ ./reference/ ./checker/
