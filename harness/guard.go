@@ -365,6 +365,17 @@ func (c *guardedController) RemoveFault(id string) error {
 	return nil
 }
 
+// ForgetAfter passes a soak's retention on to a gateway that can forget
+// what the run has accounted for (gatewaysim.Forgetter; the ledger asks
+// its controller, which is this one under the guard).
+func (c *guardedController) ForgetAfter(d time.Duration) {
+	if f, ok := c.Controller.(gatewaysim.Forgetter); ok {
+		f.ForgetAfter(d)
+	}
+}
+
+var _ gatewaysim.Forgetter = (*guardedController)(nil)
+
 // adoptRules takes the gateway's rules as they are for what idemcheck
 // armed, after one of its own calls failed half-way; g.mu held.
 func (g *Guard) adoptRules() {
