@@ -375,7 +375,8 @@ func (s *Server) ask(ctx context.Context, j Job) Outcome {
 		}
 	}
 	start := time.Now()
-	out := s.gw.Charge(ctx, GatewayRequest{RequestID: s.gatewayKey(j), ChargeParams: j.Params})
+	key := s.gatewayKey(j)
+	out := s.gw.Charge(ctx, GatewayRequest{RequestID: j.RequestID, Key: key, NoKey: key == "", ChargeParams: j.Params})
 	s.m.GatewaySeconds.Observe(time.Since(start).Seconds())
 	s.m.GatewayCalls.WithLabelValues(out.Kind.String()).Inc()
 	if s.log.Enabled(ctx, slog.LevelDebug) {

@@ -150,10 +150,28 @@ func (o Outcome) Definitive() bool { return o.Kind != Indeterminate }
 // Idempotency-Key: it is recorded with the claim before the first attempt,
 // and every attempt for that claim (the owner's, a takeover's, the
 // sweeper's) sends the same id and the same parameters, so the gateway
-// charges at most once whatever happens in between.
+// charges at most once whatever happens in between. The request carries
+// it in its metadata too (request_id), where a lookup finds it.
 type GatewayRequest struct {
 	RequestID string
+	// Key, when set, is the Idempotency-Key sent in place of RequestID,
+	// and NoKey sends none (Hooks.GatewayKey: a zoo member's own key, or
+	// none); the metadata still names RequestID.
+	Key   string
+	NoKey bool
 	ChargeParams
+}
+
+// idempotencyKey is the Idempotency-Key the request is sent under ("":
+// none).
+func (r GatewayRequest) idempotencyKey() string {
+	switch {
+	case r.NoKey:
+		return ""
+	case r.Key != "":
+		return r.Key
+	}
+	return r.RequestID
 }
 
 // Gateway is a thin client for the payment provider the gateway simulator
@@ -239,7 +257,7 @@ func (a GatewayAPI) newRequest(ctx context.Context, g *Gateway, req GatewayReque
 		return nil, err
 	}
 	hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	hr.Header.Set("Idempotency-Key", req.RequestID)
+	hr.Header.Set("Idempotency-Key", req.idempotencyKey())
 	return hr, nil
 }
 

@@ -35,7 +35,7 @@ func (adyenGateway) newRequest(ctx context.Context, g *Gateway, req GatewayReque
 	if statement != "" {
 		body["shopperStatement"] = statement
 	}
-	return jsonRequest(ctx, g, "/v71/payments", body, map[string]string{"X-API-Key": g.APIKey, "Idempotency-Key": req.RequestID})
+	return jsonRequest(ctx, g, "/v71/payments", body, map[string]string{"X-API-Key": g.APIKey, "Idempotency-Key": req.idempotencyKey()})
 }
 
 // classify: 200 with resultCode Authorised (charged) or Refused

@@ -47,7 +47,7 @@ func (checkoutGateway) newRequest(ctx context.Context, g *Gateway, req GatewayRe
 		"amount": req.Amount, "currency": strings.ToUpper(req.Currency), "reference": req.OrderID,
 		"source":      map[string]string{"type": "token", "token": DefaultSource},
 		"description": description, "metadata": metadata,
-	}, map[string]string{"Authorization": g.APIKey, "Cko-Idempotency-Key": req.RequestID})
+	}, map[string]string{"Authorization": g.APIKey, "Cko-Idempotency-Key": req.idempotencyKey()})
 }
 
 // classify: 201 (or 202, a replay) with the payment, Authorized (charged)

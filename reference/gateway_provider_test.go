@@ -119,3 +119,38 @@ func TestServer_RecoversByEachProvidersRules(t *testing.T) {
 		}
 	}
 }
+
+// A request sent under a key of its own (Hooks.GatewayKey) carries that
+// key in the provider's header and still names its request id in the
+// metadata, where a lookup finds it; NoKey sends none, and the provider
+// deduplicates nothing.
+func TestGateway_KeyApartFromTheRequestID(t *testing.T) {
+	for _, p := range reference.GatewayProviders {
+		t.Run(string(p), func(t *testing.T) {
+			sim, gw := withProvider(t, p)
+			ctx := context.Background()
+			req := gatewayRequest("ord_k")
+			req.Key = "tenant:key:" + req.RequestID
+			if out := gw.Charge(ctx, req); out.Kind != reference.Charged {
+				t.Fatalf("charge: %+v", out)
+			}
+			bare := gatewayRequest("ord_n")
+			bare.NoKey = true
+			for range 2 {
+				if out := gw.Charge(ctx, bare); out.Kind != reference.Charged {
+					t.Fatalf("charge without a key: %+v", out)
+				}
+			}
+			led := sim.Ledger()
+			if len(led) != 3 || led[0].IdempotencyKey != req.Key || led[0].Metadata["request_id"] != req.RequestID {
+				t.Fatalf("ledger %+v: want the key %q and request id %q, then two charges without a key", led, req.Key, req.RequestID)
+			}
+			if led[1].IdempotencyKey != "" || led[2].IdempotencyKey != "" {
+				t.Errorf("NoKey sent keys %q, %q", led[1].IdempotencyKey, led[2].IdempotencyKey)
+			}
+			if c, err := gw.FindCharge(ctx, "ord_k", req.RequestID); p != reference.AdyenProvider && (err != nil || c == nil || c.ID != led[0].ID) {
+				t.Errorf("FindCharge by the request id: %+v, %v, want %s", c, err, led[0].ID)
+			}
+		})
+	}
+}

@@ -29,7 +29,8 @@ type Hooks struct {
 	Finished func(ctx context.Context, j Job, res Result)
 	// GatewayKey is the Idempotency-Key an attempt sends to the gateway
 	// (default: the claim's recorded request id, the same on every
-	// attempt).
+	// attempt); "" sends none. The request's metadata names the recorded
+	// id whatever the key, so a lookup finds the payment.
 	GatewayKey func(j Job) string
 	// SweepStale resolves an unresolved key the sweeper leased and tells
 	// how (default: re-send its request id).

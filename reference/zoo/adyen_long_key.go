@@ -33,7 +33,7 @@ var adyenLongKey = Variant{
 			if k := compositeKey(j); len(k) <= limit {
 				return k
 			}
-			return "" // does not fit: sent without a key
+			return "" // does not fit: sent without a key (Hooks.GatewayKey)
 		}}
 	}),
 }
