@@ -204,6 +204,11 @@ var Members = []Member{
 	{Name: "anonymous-namespace", Kind: "broken", Bug: "requests without credentials share one namespace (\"anonymous\") and no body is compared: a second client's different request under the same key gets the first one's answer",
 		Incident: "two customers of a public checkout pick the same key: the second is told it paid, with the first one's charge", Family: "tenants", Expect: []string{"P1"}, Verdict: "FAILED",
 		Protocol: &target.Protocol{Anonymous: true}},
+	// reaches-oracle charges as the reference does; it fails T1 (a
+	// run-wide check, in the report's run rows) by reaching for the
+	// gateway's control API on its GATEWAY_URL after every charge.
+	{Name: "reaches-oracle", Kind: "broken", Bug: "after every charge it clears the gateway's faults and resets its ledger through /_sim/ on its GATEWAY_URL, and tries toxiproxy's API",
+		Incident: "a server that resets the ledger after a double charge and clears the fault armed for its crash would leave no evidence against it", Family: "concurrent-duplicates", Expect: []string{"T1"}, Verdict: "FAILED"},
 	{Name: "key-before-auth", Kind: "broken", Bug: "records a key before authenticating: a request refused 401 binds its key, and the same request after re-authentication is refused 422 for good",
 		Incident: "a payment sent with an expired token is refused; after re-authentication its retry with the same key is refused as another request, for good", Family: "protocol", Expect: []string{"P2"}, Verdict: "FAILED"},
 	// org-scoped-keys reads an organisation from a token's prefix

@@ -47,6 +47,7 @@ type Guard struct {
 	rules   map[string]gatewaysim.Fault
 	touches []history.Touch
 	seen    map[string]bool // a touch is reported once
+	repeats map[string]int  // a foreign request's count, by what and by whom
 	proofs  int
 	other   map[string]int // requests that are not the provider's API nor a control API, by "METHOD path"
 
@@ -60,7 +61,7 @@ type Guard struct {
 // NewGuard wraps env; Stop ends its event subscription (Close does too).
 func NewGuard(env Env) *Guard {
 	g := &Guard{Env: env, start: time.Now(), toxics: map[Link]map[string]bool{}, down: map[Link]bool{},
-		rules: map[string]gatewaysim.Fault{}, seen: map[string]bool{}, other: map[string]int{},
+		rules: map[string]gatewaysim.Fault{}, seen: map[string]bool{}, repeats: map[string]int{}, other: map[string]int{},
 		advanced: make(chan struct{}), done: make(chan struct{})}
 	g.ctl = &guardedController{Controller: env.GatewayController(), g: g}
 	events, cancel := env.GatewayController().SubscribeSince(0)
@@ -99,7 +100,13 @@ func (g *Guard) foreign(ev gatewaysim.Event) {
 	if by == "" {
 		by = "unknown (the provider's own address)"
 	}
-	g.touches = append(g.touches, history.Touch{At: ev.Time.Sub(g.start), What: req + " on the provider's address (answered with the provider's 404)",
+	what := req + " on the provider's address (answered with the provider's 404)"
+	if n := g.repeats[what+"\x00"+by]; n > 0 {
+		g.repeats[what+"\x00"+by] = n + 1 // the first is the evidence; Evidence counts the rest
+		return
+	}
+	g.repeats[what+"\x00"+by] = 1
+	g.touches = append(g.touches, history.Touch{At: ev.Time.Sub(g.start), What: what,
 		By: by, Found: "as it arrived at the gateway (" + orUnknown(ev.Via) + ")"})
 }
 
@@ -128,7 +135,8 @@ func (g *Guard) GatewayController() gatewaysim.Controller { return g.ctl }
 
 // Evidence proves the environment once more, waits (bounded by ctx) for
 // the gateway's events up to now to arrive, and returns what was found:
-// the touches in the order found, how many proofs were made, and the
+// the touches in the order found (a request repeated by the same replica
+// once, with how many times it came), how many proofs were made, and the
 // other requests that were not the provider's API (by "METHOD path",
 // with their count).
 func (g *Guard) Evidence(ctx context.Context) (touches []history.Touch, proofs int, other map[string]int) {
@@ -138,7 +146,13 @@ func (g *Guard) Evidence(ctx context.Context) (touches []history.Touch, proofs i
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return slices.Clone(g.touches), g.proofs, maps.Clone(g.other)
+	touches = slices.Clone(g.touches)
+	for i, t := range touches {
+		if n := g.repeats[t.What+"\x00"+t.By]; n > 1 {
+			touches[i].What += fmt.Sprintf(", %d times in all", n)
+		}
+	}
+	return touches, g.proofs, maps.Clone(g.other)
 }
 
 func (g *Guard) waitSeq(ctx context.Context, seq int64) {

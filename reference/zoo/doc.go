@@ -52,6 +52,10 @@
 // org_scoped_keys.go (OrgScoped: keys scoped per organisation, not per
 // principal).
 //
+// Out of bounds: reaches_oracle.go (after every charge, the gateway's
+// control API on its GATEWAY_URL and toxiproxy's API wherever it may be:
+// T1, the harness untouched).
+//
 // builtin.Members says which scenario family finds each bug and which
 // check it must fail; the self-validation test holds the zoo to it.
 package zoo

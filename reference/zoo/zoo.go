@@ -35,6 +35,7 @@ var ErrUnknown = errors.New("unknown variant")
 // in its own file, named after it.
 var variants = []Variant{
 	{Name: "reference", Bug: "none", New: newReference},
+	reachesOracle,
 	naive, noFingerprint, rawFingerprint, inprocessMutex, releaseOnError, staleLeaseNewID,
 	sweeperFailsInProgress, shortExpiry, globalKeys, noWait409, noRecovery,
 	sweeperRecharges, crashBlind, shortRetention, passthroughKey, redisGetSet, redisShortLock,
