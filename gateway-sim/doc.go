@@ -12,10 +12,17 @@
 // # Setting up
 //
 //   - [New] with a [Config] (provider profile, TTL, no-idempotency mode,
-//     seed, clock, logger), then serve [Sim.Handler], e.g.
-//     httptest.NewServer(sim.Handler()).
-//   - cmd/gateway-sim runs the same handler as a process; [Client] drives
-//     its control API from another process.
+//     seed, clock, logger), then serve [Sim.Handler], the provider's API
+//     (the data plane, the address a server is given), e.g.
+//     httptest.NewServer(sim.Handler()), and, for a harness in another
+//     process, [Sim.ControlHandler], the control API (/_sim/...), on a
+//     listener of its own that the server is never told of. On the
+//     provider's address /_sim/... gets the provider's 404, and every
+//     request that is not the provider's API is an [EventForeign] event
+//     ([Sim.HandlerVia] names the path it came by).
+//   - cmd/gateway-sim runs the same handlers as a process (--addr,
+//     --control-addr, --via); [Client] drives its control API from
+//     another process.
 //   - [Sim.Reset] empties ledger, keys and faults; [Sim.Close] ends event
 //     streams so a server can shut down.
 //
@@ -118,7 +125,8 @@
 //
 // # Events
 //
-//   - [Event]: charge, decline, fault, hold, release, replay, reset; Seq is
+//   - [Event]: charge, decline, fault, hold, release, replay, reset,
+//     foreign (a request that is not the provider's API); Seq is
 //     monotonic for the life of the Sim.
 //   - [Sim.Subscribe], [Sim.SubscribeSince]: unbounded per-subscriber queues,
 //     so the gateway never blocks and the harness never misses an event.
