@@ -31,27 +31,27 @@ import (
 const benchClients = 16
 
 // BenchmarkReference measures the reference server over loopback HTTP with
-// 16 concurrent clients, each figure as a ratio to an anchor measured in
-// the same run (the machine is shared and noisy). The anchors are servers
-// with no idempotency (passMode): the same HTTP server and parsing, the
-// same gateway, and only their own writes:
+// 16 concurrent clients, each figure against anchors measured in the same
+// run, in alternating turns (alternate: the machine is shared and noisy).
+// The anchors are servers with no idempotency (passMode): the same HTTP
+// server and parsing, the same gateway, and only their own writes. Each
+// ratio is given of rates (vs_*) and of CPU per op (cpu_vs_*: this
+// process's and the database's, which the other load does not change):
 //
-//	one_write      charges/s writing the order's result once (context)
-//	two_writes     charges/s writing the intent before the gateway call and
-//	               the result after it, the protocol's two durable writes
-//	new_keys       charges/s for fresh keys (claim + gateway + finish);
-//	               vs_two_writes = ÷ two_writes (goal ≥ 0.85); as context,
-//	               vs_one_write, and vs_pgbench = ÷ charge_tps, pgbench
-//	               running the reference's own claim and finish statements
-//	stored_answer  replays/s of a server that looks the key's stored answer
-//	               up and sends it back (one primary-key SELECT)
-//	replays        replays/s of finished keys; vs_stored_answer =
-//	               ÷ stored_answer (goal ≥ 0.8); as context, vs_pgbench =
-//	               ÷ select_tps, pgbench's primary-key SELECT
-//	waiter_delay   p50/p99 of how long after its owner's answer a waiting
-//	               duplicate gets its own (goal p99 ≤ 10 ms)
-//
-// Each anchor runs right before the figure it anchors.
+//	new_keys        charges/s for fresh keys (claim + gateway + finish);
+//	                vs_two_writes, against the pass-through that writes the
+//	                intent before the gateway call and the result after it
+//	                (goal ≥ 0.85); as context, vs_one_write (one write of the
+//	                result) and vs_pgbench = ÷ charge_tps, pgbench running
+//	                the reference's own claim and finish statements
+//	store_only      claim + finish per key, no HTTP, no gateway
+//	replays         replays/s of finished keys; vs_stored_answer, against
+//	                the pass-through that reads the key's stored answer and
+//	                sends it back (goal ≥ 0.8); as context, vs_pgbench =
+//	                ÷ select_tps, pgbench's primary-key SELECT
+//	replays_pinged  replays on a pool that pings every lend
+//	waiter_delay    p50/p99 of how long after its owner's answer a waiting
+//	                duplicate gets its own (goal p99 ≤ 10 ms)
 //
 // Run: go test ./reference -run '^$' -bench BenchmarkReference -benchtime 5s
 func BenchmarkReference(b *testing.B) {
@@ -66,28 +66,29 @@ func BenchmarkReference(b *testing.B) {
 	one, two, storedURL := pass(oneWrite), pass(twoWrites), pass(storedAnswer)
 
 	meter := newCPUMeter(b, e.db)
-	// newKeys charges fresh keys at url.
-	newKeys := func(b *testing.B, url string) figure {
+	// newKey charges a fresh key at url.
+	newKey := func(b *testing.B, url string) func(i int64) {
 		tenant := uniq("sk_bench")
-		return meter.measure(b, "charges/s", func(i int64) {
+		return func(i int64) {
 			order := fmt.Sprintf("ord_new_%s_%d", tenant, i)
 			r, err := post(client, url, charge{tenant: tenant, key: order, body: chargeBody(order, 100)})
 			if err != nil || r.status != http.StatusCreated {
 				b.Fatalf("new key at %s: %v %s", url, err, r)
 			}
-		})
+		}
 	}
-	var onePass, twoPass figure
-	b.Run("one_write", func(b *testing.B) { onePass = newKeys(b, one) })
-	b.Run("two_writes", func(b *testing.B) { twoPass = newKeys(b, two) })
 	b.Run("new_keys", func(b *testing.B) {
-		f := newKeys(b, url)
+		f := meter.alternate(b, newKey(b, url), newKey(b, two), newKey(b, one))
+		ref, twoW, oneW := f[0], f[1], f[2]
+		ref.report(b, "charges/s")
+		b.ReportMetric(twoW.perSec, "two_writes_charges/s")
+		b.ReportMetric(oneW.perSec, "one_write_charges/s")
+		ref.against(b, "two_writes", twoW)
+		ref.against(b, "one_write", oneW)
 		b.ReportMetric(insertTPS, "insert_tps")
-		b.ReportMetric(f.perSec/insertTPS, "ratio")
+		b.ReportMetric(ref.perSec/insertTPS, "ratio")
 		b.ReportMetric(limits.charge, "charge_tps")
-		b.ReportMetric(f.perSec/limits.charge, "vs_pgbench")
-		f.against(b, "one_write", onePass)
-		f.against(b, "two_writes", twoPass)
+		b.ReportMetric(ref.perSec/limits.charge, "vs_pgbench")
 	})
 
 	// The database's share alone: claim + finish (two commits) per key,
@@ -117,8 +118,8 @@ func BenchmarkReference(b *testing.B) {
 		b.ReportMetric(perSec/insertTPS, "ratio")
 	})
 
-	// replays replays finished keys at url.
-	replays := func(b *testing.B, url string) figure {
+	// replay replays one of 512 keys it finished first at url.
+	replay := func(b *testing.B, url string) func(i int64) {
 		tenant := uniq("sk_bench")
 		const keys = 512
 		seed := func(i int64) charge {
@@ -130,20 +131,21 @@ func BenchmarkReference(b *testing.B) {
 				b.Fatalf("seed at %s: %v %s", url, err, r)
 			}
 		}
-		return meter.measure(b, "replays/s", func(i int64) {
+		return func(i int64) {
 			r, err := post(client, url, seed(i))
 			if err != nil || r.status != http.StatusCreated || r.header.Get("Idempotent-Replayed") != "true" {
 				b.Fatalf("replay at %s: %v %s", url, err, r)
 			}
-		})
+		}
 	}
-	var stored figure
-	b.Run("stored_answer", func(b *testing.B) { stored = replays(b, storedURL) })
 	b.Run("replays", func(b *testing.B) {
-		f := replays(b, url)
+		f := meter.alternate(b, replay(b, url), replay(b, storedURL))
+		ref, stored := f[0], f[1]
+		ref.report(b, "replays/s")
+		b.ReportMetric(stored.perSec, "stored_answer_replays/s")
+		ref.against(b, "stored_answer", stored)
 		b.ReportMetric(limits.selects, "select_tps")
-		b.ReportMetric(f.perSec/limits.selects, "vs_pgbench")
-		f.against(b, "stored_answer", stored)
+		b.ReportMetric(ref.perSec/limits.selects, "vs_pgbench")
 	})
 	// What reference.PoolConfig's look at the socket saves: the same
 	// replays on a replica whose pool pings every connection before it
@@ -153,7 +155,10 @@ func BenchmarkReference(b *testing.B) {
 			cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return true }
 		})
 	}})
-	b.Run("replays_pinged", func(b *testing.B) { replays(b, pinged.url) })
+	b.Run("replays_pinged", func(b *testing.B) {
+		op := replay(b, pinged.url)
+		meter.measure(b, "replays/s", op)
+	})
 
 	b.Run("waiter_delay", func(b *testing.B) {
 		tenant := uniq("sk_bench")
@@ -317,33 +322,96 @@ func (m *cpuMeter) now() cpuUse {
 }
 
 // measure runs op b.N times over benchClients clients and reports its
-// rate (per second, in unit) and the CPU each op used, this process's
-// and the database's; it returns both.
-func (m *cpuMeter) measure(b *testing.B, unit string, op func(i int64)) figure {
+// rate (per second, in unit) and the CPU each op used.
+func (m *cpuMeter) measure(b *testing.B, unit string, op func(i int64)) {
 	start := m.now()
 	runClients(b, op)
-	end := m.now()
-	f := figure{perSec: float64(b.N) / b.Elapsed().Seconds(), cpu: ms(end.self-start.self+end.db-start.db) / float64(b.N)}
-	b.ReportMetric(f.perSec, unit)
-	b.ReportMetric(ms(end.self-start.self)/float64(b.N), "go_cpu_ms/op")
-	b.ReportMetric(ms(end.db-start.db)/float64(b.N), "db_cpu_ms/op")
-	return f
+	used := m.now().minus(start)
+	figureOf(b.N, b.Elapsed(), used).report(b, unit)
 }
 
-// figure is a rate and the CPU per op it cost.
-type figure struct{ perSec, cpu float64 }
+// Alternation: a figure and its anchors run in turns of turn, rounds
+// times, the order reversed every other round, so that the machine's
+// other load, which changes within seconds, weighs on each alike.
+const (
+	turn   = 500 * time.Millisecond
+	rounds = 6
+)
 
-// against reports f's ratios to an anchor measured in the same run: of
-// rates (vs_NAME, the goal's figure) and of CPU per op (cpu_vs_NAME, the
-// anchor's over f's: what the ratio of rates is when CPU is what bounds
-// both, undisturbed by other load on the machine).
+// alternate measures ops (a figure, then its anchors) in alternating
+// turns over benchClients clients each. It runs once whatever b.N: its
+// ns/op is the whole alternation.
+func (m *cpuMeter) alternate(b *testing.B, ops ...func(i int64)) []figure {
+	n := make([]int64, len(ops))
+	wall := make([]time.Duration, len(ops))
+	used := make([]cpuUse, len(ops))
+	next := make([]atomic.Int64, len(ops))
+	b.ResetTimer()
+	for round := range rounds {
+		for j := range ops {
+			k := j
+			if round%2 == 1 {
+				k = len(ops) - 1 - j
+			}
+			start, began := m.now(), time.Now()
+			n[k] += runFor(turn, &next[k], ops[k])
+			wall[k] += time.Since(began)
+			used[k] = used[k].plus(m.now().minus(start))
+		}
+	}
+	b.StopTimer()
+	figs := make([]figure, len(ops))
+	for k := range ops {
+		figs[k] = figureOf(int(n[k]), wall[k], used[k])
+	}
+	return figs
+}
+
+// runFor runs op over benchClients clients until d has passed, numbering
+// the calls from next on, and returns how many it ran.
+func runFor(d time.Duration, next *atomic.Int64, op func(i int64)) int64 {
+	first := next.Load()
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for range benchClients {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				op(next.Add(1) - 1)
+			}
+		})
+	}
+	wg.Wait()
+	return next.Load() - first
+}
+
+func (u cpuUse) minus(o cpuUse) cpuUse { return cpuUse{self: u.self - o.self, db: u.db - o.db} }
+func (u cpuUse) plus(o cpuUse) cpuUse  { return cpuUse{self: u.self + o.self, db: u.db + o.db} }
+
+// figure is a rate and the CPU per op it cost, this process's (self) and
+// the database's, in ms.
+type figure struct{ perSec, self, db float64 }
+
+func figureOf(n int, wall time.Duration, used cpuUse) figure {
+	return figure{perSec: float64(n) / wall.Seconds(), self: ms(used.self) / float64(n), db: ms(used.db) / float64(n)}
+}
+
+func (f figure) cpu() float64 { return f.self + f.db }
+
+// report reports f's rate (in unit) and its CPU per op.
+func (f figure) report(b *testing.B, unit string) {
+	b.ReportMetric(f.perSec, unit)
+	b.ReportMetric(f.self, "go_cpu_ms/op")
+	b.ReportMetric(f.db, "db_cpu_ms/op")
+}
+
+// against reports f's ratios to an anchor: of rates (vs_NAME, the goal's
+// figure) and of CPU per op (cpu_vs_NAME, the anchor's over f's: what
+// the ratio of rates is when CPU is what bounds both), and the anchor's
+// CPU per op.
 func (f figure) against(b *testing.B, name string, anchor figure) {
-	if anchor.perSec > 0 {
-		b.ReportMetric(f.perSec/anchor.perSec, "vs_"+name)
-	}
-	if f.cpu > 0 && anchor.cpu > 0 {
-		b.ReportMetric(anchor.cpu/f.cpu, "cpu_vs_"+name)
-	}
+	b.ReportMetric(f.perSec/anchor.perSec, "vs_"+name)
+	b.ReportMetric(anchor.cpu(), name+"_cpu_ms/op")
+	b.ReportMetric(anchor.cpu()/f.cpu(), "cpu_vs_"+name)
 }
 
 // passMode is what a pass-through server, one with no idempotency logic,
