@@ -26,6 +26,17 @@ func withProvider(t *testing.T, provider reference.GatewayProvider) (*gatewaysim
 	return sim, gw
 }
 
+// eachProvider runs test against a simulator of every provider the
+// reference charges through.
+func eachProvider(t *testing.T, test func(t *testing.T, p reference.GatewayProvider, sim *gatewaysim.Sim, gw *reference.Gateway)) {
+	for _, p := range reference.GatewayProviders {
+		t.Run(string(p), func(t *testing.T) {
+			sim, gw := withProvider(t, p)
+			test(t, p, sim, gw)
+		})
+	}
+}
+
 func gatewayRequest(order string) reference.GatewayRequest {
 	return reference.GatewayRequest{RequestID: reference.NewID("req_"),
 		ChargeParams: reference.ChargeParams{Amount: 1250, Currency: "usd", OrderID: order}}
@@ -35,27 +46,24 @@ func gatewayRequest(order string) reference.GatewayRequest {
 // the trace finds it, and a re-send under the same request id learns what
 // the first did.
 func TestGateway_ChargesThroughEveryProvider(t *testing.T) {
-	for _, p := range reference.GatewayProviders {
-		t.Run(string(p), func(t *testing.T) {
-			sim, gw := withProvider(t, p)
-			ctx := context.Background()
-			req := gatewayRequest("ord_1")
-			first := gw.Charge(ctx, req)
-			if first.Kind != reference.Charged || first.Charge == nil {
-				t.Fatalf("charge: %+v", first)
-			}
-			if again := gw.Charge(ctx, req); again.Kind != reference.Charged || again.Charge.ID != first.Charge.ID {
-				t.Fatalf("re-send: %+v, want %s again", again, first.Charge.ID)
-			}
-			led := sim.Ledger()
-			if len(led) != 1 || led[0].OrderID != "ord_1" || led[0].ID != first.Charge.ID {
-				t.Fatalf("ledger %+v, want one charge for ord_1", led)
-			}
-			if p == reference.CheckoutProvider != gw.LooksUpFirst() {
-				t.Errorf("%s: LooksUpFirst %v", p, gw.LooksUpFirst())
-			}
-		})
-	}
+	eachProvider(t, func(t *testing.T, p reference.GatewayProvider, sim *gatewaysim.Sim, gw *reference.Gateway) {
+		ctx := context.Background()
+		req := gatewayRequest("ord_1")
+		first := gw.Charge(ctx, req)
+		if first.Kind != reference.Charged || first.Charge == nil {
+			t.Fatalf("charge: %+v", first)
+		}
+		if again := gw.Charge(ctx, req); again.Kind != reference.Charged || again.Charge.ID != first.Charge.ID {
+			t.Fatalf("re-send: %+v, want %s again", again, first.Charge.ID)
+		}
+		led := sim.Ledger()
+		if len(led) != 1 || led[0].OrderID != "ord_1" || led[0].ID != first.Charge.ID {
+			t.Fatalf("ledger %+v, want one charge for ord_1", led)
+		}
+		if p == reference.CheckoutProvider != gw.LooksUpFirst() {
+			t.Errorf("%s: LooksUpFirst %v", p, gw.LooksUpFirst())
+		}
+	})
 }
 
 // On Checkout.com a 5xx after the money moved keeps nothing under the
@@ -79,15 +87,12 @@ func TestGateway_CheckoutFindsThePaymentA5xxHid(t *testing.T) {
 }
 
 func TestGateway_DeclinesThroughEveryProvider(t *testing.T) {
-	for _, p := range reference.GatewayProviders {
-		t.Run(string(p), func(t *testing.T) {
-			sim, gw := withProvider(t, p)
-			sim.AddFault(gatewaysim.Fault{Kind: gatewaysim.Decline, Match: gatewaysim.Match{OrderID: "ord_3"}})
-			if out := gw.Charge(context.Background(), gatewayRequest("ord_3")); out.Kind != reference.Declined {
-				t.Fatalf("decline: %+v", out)
-			}
-		})
-	}
+	eachProvider(t, func(t *testing.T, _ reference.GatewayProvider, sim *gatewaysim.Sim, gw *reference.Gateway) {
+		sim.AddFault(gatewaysim.Fault{Kind: gatewaysim.Decline, Match: gatewaysim.Match{OrderID: "ord_3"}})
+		if out := gw.Charge(context.Background(), gatewayRequest("ord_3")); out.Kind != reference.Declined {
+			t.Fatalf("decline: %+v", out)
+		}
+	})
 }
 
 // On every provider, an indeterminate gateway answer leaves the key to
@@ -125,32 +130,29 @@ func TestServer_RecoversByEachProvidersRules(t *testing.T) {
 // metadata, where a lookup finds it; NoKey sends none, and the provider
 // deduplicates nothing.
 func TestGateway_KeyApartFromTheRequestID(t *testing.T) {
-	for _, p := range reference.GatewayProviders {
-		t.Run(string(p), func(t *testing.T) {
-			sim, gw := withProvider(t, p)
-			ctx := context.Background()
-			req := gatewayRequest("ord_k")
-			req.Key = "tenant:key:" + req.RequestID
-			if out := gw.Charge(ctx, req); out.Kind != reference.Charged {
-				t.Fatalf("charge: %+v", out)
+	eachProvider(t, func(t *testing.T, p reference.GatewayProvider, sim *gatewaysim.Sim, gw *reference.Gateway) {
+		ctx := context.Background()
+		req := gatewayRequest("ord_k")
+		req.Key = "tenant:key:" + req.RequestID
+		if out := gw.Charge(ctx, req); out.Kind != reference.Charged {
+			t.Fatalf("charge: %+v", out)
+		}
+		bare := gatewayRequest("ord_n")
+		bare.NoKey = true
+		for range 2 {
+			if out := gw.Charge(ctx, bare); out.Kind != reference.Charged {
+				t.Fatalf("charge without a key: %+v", out)
 			}
-			bare := gatewayRequest("ord_n")
-			bare.NoKey = true
-			for range 2 {
-				if out := gw.Charge(ctx, bare); out.Kind != reference.Charged {
-					t.Fatalf("charge without a key: %+v", out)
-				}
-			}
-			led := sim.Ledger()
-			if len(led) != 3 || led[0].IdempotencyKey != req.Key || led[0].Metadata["request_id"] != req.RequestID {
-				t.Fatalf("ledger %+v: want the key %q and request id %q, then two charges without a key", led, req.Key, req.RequestID)
-			}
-			if led[1].IdempotencyKey != "" || led[2].IdempotencyKey != "" {
-				t.Errorf("NoKey sent keys %q, %q", led[1].IdempotencyKey, led[2].IdempotencyKey)
-			}
-			if c, err := gw.FindCharge(ctx, "ord_k", req.RequestID); p != reference.AdyenProvider && (err != nil || c == nil || c.ID != led[0].ID) {
-				t.Errorf("FindCharge by the request id: %+v, %v, want %s", c, err, led[0].ID)
-			}
-		})
-	}
+		}
+		led := sim.Ledger()
+		if len(led) != 3 || led[0].IdempotencyKey != req.Key || led[0].Metadata["request_id"] != req.RequestID {
+			t.Fatalf("ledger %+v: want the key %q and request id %q, then two charges without a key", led, req.Key, req.RequestID)
+		}
+		if led[1].IdempotencyKey != "" || led[2].IdempotencyKey != "" {
+			t.Errorf("NoKey sent keys %q, %q", led[1].IdempotencyKey, led[2].IdempotencyKey)
+		}
+		if c, err := gw.FindCharge(ctx, "ord_k", req.RequestID); p != reference.AdyenProvider && (err != nil || c == nil || c.ID != led[0].ID) {
+			t.Errorf("FindCharge by the request id: %+v, %v, want %s", c, err, led[0].ID)
+		}
+	})
 }
