@@ -18,7 +18,7 @@ func (ix *index) t1() CheckResult {
 	}
 	c.Exercised = c.Exercised || ix.h.Proofs > 0
 	if ix.h.Proofs > 0 {
-		c.Note = fmt.Sprintf("proved the toxics, the links and the gateway's rules %d times (at each inject and heal) and followed every request to the provider's address", ix.h.Proofs)
+		c.Note = fmt.Sprintf("proved the toxics, the links and the gateway's rules %d times (after the injects and heals) and followed every request to the provider's address", ix.h.Proofs)
 	}
 	if len(ix.h.Touches) > 0 {
 		c.Note = notes(c.Note, Untrusted)

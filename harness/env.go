@@ -34,7 +34,7 @@ type Env interface {
 	// SetLinkEnabled takes a link down (false) or up.
 	SetLinkEnabled(l Link, enabled bool) error
 	// LinkStates is every link as toxiproxy has it now: up or down, and
-	// its toxics. Guard proves them unchanged at each inject and heal.
+	// its toxics. Guard proves them unchanged after each inject and heal.
 	LinkStates() (map[Link]LinkState, error)
 	// Kill stops replica i at once (SIGKILL); Pause freezes it (SIGSTOP)
 	// and Resume thaws it; Restart starts it again on the same address

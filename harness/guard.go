@@ -27,47 +27,87 @@ const proveTimeout = 5 * time.Second
 
 // Guard is an Env whose every fault operation passes through it: it
 // knows the toxics, the links taken down and the gateway rules idemcheck
-// set, and before each operation (an inject or a heal: a toxic, a link,
-// a rule, a kill, a pause, a restart) it proves that the environment is
+// set, and after each operation (an inject or a heal: a toxic, a link, a
+// rule, a kill, a pause, a restart) it proves that the environment is
 // exactly as idemcheck left it. It also follows the gateway's events and
 // keeps every request for a control API that reached the provider's
 // address (gatewaysim.EventForeign). What it finds is evidence for T1
 // (Evidence); it never changes what it found back.
 //
-// Fault operations are serialised with the proofs (one mutex), so a
-// proof never sees another example's operation half done.
+// A proof never delays a fault: one goroutine proves after the
+// operations that ask for it (several at once make one proof), reading
+// toxiproxy and the gateway while no operation of idemcheck's that
+// changes them is under way, and discards a reading that one began
+// during; the next operation's end asks again.
 type Guard struct {
 	Env
 	ctl   *guardedController
 	start time.Time
 
-	mu      sync.Mutex
-	toxics  map[Link]map[string]bool // what idemcheck put on each link
-	down    map[Link]bool            // the links idemcheck took down
-	rules   map[string]gatewaysim.Fault
-	touches []history.Touch
-	seen    map[string]bool // a touch is reported once
-	repeats map[string]int  // a foreign request's count, by what and by whom
-	proofs  int
-	other   map[string]int // requests that are not the provider's API nor a control API, by "METHOD path"
+	mu       sync.Mutex
+	toxics   map[Link]map[string]bool // what idemcheck put on each link
+	down     map[Link]bool            // the links idemcheck took down
+	rules    map[string]gatewaysim.Fault
+	inflight int           // operations under way that change toxics, links or rules
+	gen      uint64        // bumped when one starts and when it ends
+	owed     string        // the operation the next proof follows ("" when none is owed)
+	settled  chan struct{} // closed and replaced when an operation ends
+	touches  []history.Touch
+	seen     map[string]bool // a touch is reported once
+	repeats  map[string]int  // a foreign request's count, by what and by whom
+	proofs   int
+	other    map[string]int // requests that are not the provider's API nor a control API, by "METHOD path"
+
+	kick     chan struct{} // a proof is owed (buffered 1)
+	quit     chan struct{}
+	proverOK chan struct{} // closed when the prover has returned
 
 	evMu     sync.Mutex
 	lastSeq  int64
 	advanced chan struct{} // closed and replaced when lastSeq grows
 	stop     func()
 	done     chan struct{}
+	stopOnce sync.Once
 }
 
-// NewGuard wraps env; Stop ends its event subscription (Close does too).
+// NewGuard wraps env; Stop ends its event subscription and its prover
+// (Close does too).
 func NewGuard(env Env) *Guard {
 	g := &Guard{Env: env, start: time.Now(), toxics: map[Link]map[string]bool{}, down: map[Link]bool{},
 		rules: map[string]gatewaysim.Fault{}, seen: map[string]bool{}, repeats: map[string]int{}, other: map[string]int{},
+		settled: make(chan struct{}), kick: make(chan struct{}, 1), quit: make(chan struct{}), proverOK: make(chan struct{}),
 		advanced: make(chan struct{}), done: make(chan struct{})}
 	g.ctl = &guardedController{Controller: env.GatewayController(), g: g}
 	events, cancel := env.GatewayController().SubscribeSince(0)
 	g.stop = cancel
 	go g.follow(events)
+	go g.prover()
 	return g
+}
+
+// prover makes the proofs operations ask for, one at a time.
+func (g *Guard) prover() {
+	defer close(g.proverOK)
+	for {
+		select {
+		case <-g.quit:
+			return
+		case <-g.kick:
+			g.prove()
+		}
+	}
+}
+
+// ask notes that a proof is owed after operation what, and wakes the
+// prover.
+func (g *Guard) ask(what string) {
+	g.mu.Lock()
+	g.owed = what
+	g.mu.Unlock()
+	select {
+	case g.kick <- struct{}{}:
+	default: // one is owed already: it will follow this operation too
+	}
 }
 
 // follow records every foreign request the gateway reports.
@@ -117,10 +157,14 @@ func orUnknown(s string) string {
 	return "by " + s
 }
 
-// Stop ends the guard's event subscription.
+// Stop ends the guard's event subscription and its prover.
 func (g *Guard) Stop() {
-	g.stop()
-	<-g.done
+	g.stopOnce.Do(func() {
+		close(g.quit)
+		<-g.proverOK
+		g.stop()
+		<-g.done
+	})
 }
 
 // Close stops the guard and closes the environment.
@@ -140,7 +184,7 @@ func (g *Guard) GatewayController() gatewaysim.Controller { return g.ctl }
 // other requests that were not the provider's API (by "METHOD path",
 // with their count).
 func (g *Guard) Evidence(ctx context.Context) (touches []history.Touch, proofs int, other map[string]int) {
-	g.check("at the end of the run")
+	g.proveBy(ctx, "at the end of the run")
 	if seq, err := g.Env.GatewayController().LastSeq(ctx); err == nil {
 		g.waitSeq(ctx, seq)
 	}
@@ -173,27 +217,56 @@ func (g *Guard) waitSeq(ctx context.Context, seq int64) {
 	}
 }
 
-// check proves the environment, found says when.
-func (g *Guard) check(found string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.prove(found)
+// proveBy proves the environment now, waiting (bounded by ctx) for the
+// operations under way to end; found says when.
+func (g *Guard) proveBy(ctx context.Context, found string) {
+	for ctx.Err() == nil {
+		g.mu.Lock()
+		g.owed = found
+		busy, settled := g.inflight > 0, g.settled
+		g.mu.Unlock()
+		if !busy && g.prove() {
+			return
+		}
+		select {
+		case <-settled:
+		case <-ctx.Done():
+		}
+	}
 }
 
-// prove compares the links and the gateway's rules with what idemcheck
-// set, g.mu held; a read that fails (a closed environment) proves
-// nothing and is not counted.
-func (g *Guard) prove(found string) {
+// prove reads the links and the gateway's rules while no operation of
+// idemcheck's changes them, and compares them with what idemcheck set.
+// It reports whether it proved: a reading that an operation overlapped,
+// or that failed (a closed environment), proves nothing and is not
+// counted.
+func (g *Guard) prove() bool {
+	g.mu.Lock()
+	gen, busy := g.gen, g.inflight > 0
+	g.mu.Unlock()
+	if busy {
+		return false // the operation's end asks again
+	}
 	states, err := g.Env.LinkStates()
 	if err != nil {
-		return
+		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), proveTimeout)
 	defer cancel()
 	rules, err := g.Env.GatewayController().Faults(ctx)
 	if err != nil {
-		return
+		return false
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gen != gen {
+		return false
+	}
+	found := "at the proof after " + g.owed
+	if strings.HasPrefix(g.owed, "at ") {
+		found = g.owed
+	}
+	g.owed = ""
 	g.proofs++
 	for _, l := range slices.Sorted(maps.Keys(states)) {
 		st := states[l]
@@ -232,6 +305,36 @@ func (g *Guard) prove(found string) {
 			g.touch(byCtl, fmt.Sprintf("gateway rule %s (%s), which idemcheck armed, is gone", id, f.Kind), found)
 		}
 	}
+	return true
+}
+
+// begin marks an operation that changes toxics, links or rules as under
+// way: no proof reads while it is.
+func (g *Guard) begin() {
+	g.mu.Lock()
+	g.inflight++
+	g.gen++
+	g.mu.Unlock()
+}
+
+// end ends it: update, when it succeeded, records what it set (g.mu
+// held); when it failed, what it may have half set is taken as it is
+// (adopt), an uncertain state of idemcheck's own making being no touch.
+// A proof is asked for after it.
+func (g *Guard) end(what string, err error, update func(), adopt func()) error {
+	g.mu.Lock()
+	if err == nil {
+		update()
+	} else {
+		adopt()
+	}
+	g.inflight--
+	g.gen++
+	close(g.settled)
+	g.settled = make(chan struct{})
+	g.mu.Unlock()
+	g.ask(what)
+	return err
 }
 
 func upDown(enabled bool) string {
@@ -252,7 +355,7 @@ func (g *Guard) touch(by, what, found string) {
 
 // adopt takes the links as they are now for what idemcheck set, after
 // one of its own operations failed half-way (a toxic added while the
-// answer was lost): an uncertain state of its own making is no touch.
+// answer was lost); g.mu held.
 func (g *Guard) adopt() {
 	states, err := g.Env.LinkStates()
 	if err != nil {
@@ -267,81 +370,65 @@ func (g *Guard) adopt() {
 	}
 }
 
-// AddToxic proves the environment, then adds the toxic.
+// AddToxic adds the toxic; a proof follows.
 func (g *Guard) AddToxic(l Link, t Toxic) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.prove("before adding toxic " + t.Name + " on " + string(l))
-	if err := g.Env.AddToxic(l, t); err != nil {
-		g.adopt()
-		return err
-	}
-	if g.toxics[l] == nil {
-		g.toxics[l] = map[string]bool{}
-	}
-	g.toxics[l][t.Name] = true
-	return nil
+	g.begin()
+	err := g.Env.AddToxic(l, t)
+	return g.end("adding toxic "+t.Name+" on "+string(l), err, func() {
+		if g.toxics[l] == nil {
+			g.toxics[l] = map[string]bool{}
+		}
+		g.toxics[l][t.Name] = true
+	}, g.adopt)
 }
 
-// RemoveToxic proves the environment, then removes the toxic.
+// RemoveToxic removes the toxic; a proof follows.
 func (g *Guard) RemoveToxic(ctx context.Context, l Link, name string) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.prove("before removing toxic " + name + " from " + string(l))
-	if err := g.Env.RemoveToxic(ctx, l, name); err != nil {
-		g.adopt()
-		return err
-	}
-	delete(g.toxics[l], name)
-	return nil
+	g.begin()
+	err := g.Env.RemoveToxic(ctx, l, name)
+	return g.end("removing toxic "+name+" from "+string(l), err, func() { delete(g.toxics[l], name) }, g.adopt)
 }
 
-// SetLinkEnabled proves the environment, then switches the link.
+// SetLinkEnabled switches the link; a proof follows.
 func (g *Guard) SetLinkEnabled(l Link, enabled bool) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.prove(fmt.Sprintf("before taking link %s %s", l, upDown(enabled)))
-	if err := g.Env.SetLinkEnabled(l, enabled); err != nil {
-		g.adopt()
-		return err
-	}
-	g.down[l] = !enabled
-	return nil
+	g.begin()
+	err := g.Env.SetLinkEnabled(l, enabled)
+	return g.end(fmt.Sprintf("taking link %s %s", l, upDown(enabled)), err, func() { g.down[l] = !enabled }, g.adopt)
 }
 
-// Kill proves the environment, then kills replica i.
+// Kill kills replica i; a proof follows.
 func (g *Guard) Kill(i int) error {
-	g.check(fmt.Sprintf("before killing replica%d", i))
+	defer g.ask(fmt.Sprintf("killing replica%d", i))
 	return g.Env.Kill(i)
 }
 
-// Pause proves the environment, then pauses replica i.
+// Pause pauses replica i; a proof follows.
 func (g *Guard) Pause(i int) error {
-	g.check(fmt.Sprintf("before pausing replica%d", i))
+	defer g.ask(fmt.Sprintf("pausing replica%d", i))
 	return g.Env.Pause(i)
 }
 
-// Resume proves the environment, then resumes replica i.
+// Resume resumes replica i; a proof follows.
 func (g *Guard) Resume(i int) error {
-	g.check(fmt.Sprintf("before resuming replica%d", i))
+	defer g.ask(fmt.Sprintf("resuming replica%d", i))
 	return g.Env.Resume(i)
 }
 
-// Restart proves the environment, then restarts replica i.
+// Restart restarts replica i; a proof follows.
 func (g *Guard) Restart(ctx context.Context, i int) error {
-	g.check(fmt.Sprintf("before restarting replica%d", i))
+	defer g.ask(fmt.Sprintf("restarting replica%d", i))
 	return g.Env.Restart(ctx, i)
 }
 
-// RestartStore proves the environment, then restarts the store.
+// RestartStore restarts the store; a proof follows.
 func (g *Guard) RestartStore(ctx context.Context, store string, crash bool) error {
-	g.check("before restarting " + store)
+	defer g.ask("restarting " + store)
 	return g.Env.RestartStore(ctx, store, crash)
 }
 
-// Relaunch proves the environment, then relaunches replica i.
+// Relaunch relaunches replica i; a proof follows.
 func (g *Guard) Relaunch(ctx context.Context, i int, edit func(*Launch)) error {
-	g.check(fmt.Sprintf("before relaunching replica%d", i))
+	defer g.ask(fmt.Sprintf("relaunching replica%d", i))
 	return g.Env.Relaunch(ctx, i, edit)
 }
 
@@ -352,31 +439,18 @@ type guardedController struct {
 	g *Guard
 }
 
-// AddFault proves the environment, then arms the rule.
+// AddFault arms the rule; a proof follows.
 func (c *guardedController) AddFault(f gatewaysim.Fault) (string, error) {
-	c.g.mu.Lock()
-	defer c.g.mu.Unlock()
-	c.g.prove("before arming a gateway " + string(f.Kind) + " rule")
+	c.g.begin()
 	id, err := c.Controller.AddFault(f)
-	if err != nil {
-		c.g.adoptRules()
-		return "", err
-	}
-	c.g.rules[id] = f
-	return id, nil
+	return id, c.g.end("arming gateway rule "+id+" ("+string(f.Kind)+")", err, func() { c.g.rules[id] = f }, c.g.adoptRules)
 }
 
-// RemoveFault proves the environment, then removes the rule.
+// RemoveFault removes the rule; a proof follows.
 func (c *guardedController) RemoveFault(id string) error {
-	c.g.mu.Lock()
-	defer c.g.mu.Unlock()
-	c.g.prove("before removing gateway rule " + id)
-	if err := c.Controller.RemoveFault(id); err != nil {
-		c.g.adoptRules()
-		return err
-	}
-	delete(c.g.rules, id)
-	return nil
+	c.g.begin()
+	err := c.Controller.RemoveFault(id)
+	return c.g.end("removing gateway rule "+id, err, func() { delete(c.g.rules, id) }, c.g.adoptRules)
 }
 
 // ForgetAfter passes a soak's retention on to a gateway that can forget

@@ -26,7 +26,7 @@ func evidence(t *testing.T, g *harness.Guard) ([]history.Touch, int) {
 
 // Faults set and removed through the guard, by several examples at once,
 // are never a touch: each proof sees the harness exactly as idemcheck
-// left it.
+// left it (a proof that an operation overlapped is discarded).
 func TestGuard_OwnFaultsAreNoTouch(t *testing.T) {
 	env := harnesstest.Start(t, harnesstest.Target(t, false, nil), harness.Options{})
 	g := harness.NewGuard(env)
@@ -62,9 +62,10 @@ func TestGuard_OwnFaultsAreNoTouch(t *testing.T) {
 	}
 	wg.Wait()
 	touches, proofs := evidence(t, g)
-	if len(touches) != 0 || proofs < 6*5*env.Replicas() {
-		t.Fatalf("touches %+v after %d proofs, want none after at least %d", touches, proofs, 6*5*env.Replicas())
+	if len(touches) != 0 || proofs < 1 {
+		t.Fatalf("touches %+v after %d proofs, want none after at least the last one", touches, proofs)
 	}
+	t.Logf("%d proofs for %d operations", proofs, 6*5*env.Replicas())
 }
 
 // Whatever changes the toxics, the links or the gateway's rules behind
@@ -97,7 +98,7 @@ func TestGuard_FindsWhatChangedBehindItsBack(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "Unrecognized request URL") {
 		t.Fatalf("POST {GATEWAY_URL}/_sim/reset: %d %s, want Stripe's 404", resp.StatusCode, body)
 	}
-	if err := g.Kill(0); err != nil { // an inject: the guard proves first
+	if err := g.Kill(0); err != nil { // an inject: a proof follows
 		t.Fatal(err)
 	}
 	touches, _ := evidence(t, g)
@@ -107,7 +108,7 @@ func TestGuard_FindsWhatChangedBehindItsBack(t *testing.T) {
 	}
 	all := strings.Join(got, "\n")
 	for _, want := range []string{
-		"toxic intruder on link replica0->gateway, which idemcheck did not put there | replica0->gateway | before killing replica0",
+		"toxic intruder on link replica0->gateway, which idemcheck did not put there | replica0->gateway | at ",
 		"gateway rule flt_1 (charge_then_hang), which idemcheck armed, is gone",
 		"link client->replica0 is down; idemcheck left it up",
 		"POST /_sim/reset on the provider's address (answered with the provider's 404) | replica0 | as it arrived at the gateway (by replica0->gateway)",
