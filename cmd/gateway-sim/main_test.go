@@ -181,13 +181,8 @@ func TestRun_Provider(t *testing.T) {
 	if !strings.Contains(stderr.String(), "adyen, checkout, none, stripe") {
 		t.Fatalf("stderr %q does not list the profiles", stderr.String())
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	finished := make(chan error, 1)
-	go func() {
-		finished <- run(ctx, append(strings.Fields(freeAddrs), "--provider", "checkout"), pw, io.Discard)
-	}()
-	url, _ := baseURLs(t, pr)
+	banner, stop := serving(t, "--provider", "checkout")
+	url, _ := baseURLs(t, banner)
 	req, _ := http.NewRequest(http.MethodPost, url+"/payments", strings.NewReader(
 		`{"amount":100,"currency":"USD","reference":"ord_1","source":{"type":"token","token":"tok_visa"}}`))
 	req.Header.Set("Authorization", "sk_test")
@@ -200,9 +195,24 @@ func TestRun_Provider(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("a Checkout.com payment: %d, want 201", resp.StatusCode)
 	}
-	cancel()
-	if err := <-finished; err != nil {
-		t.Fatal(err)
+	stop()
+}
+
+// serving runs the command on free ports with args besides, and returns
+// its banner and what stops it (and fails the test if it did not stop
+// cleanly).
+func serving(t *testing.T, args ...string) (*bufio.Reader, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	finished := make(chan error, 1)
+	go func() { finished <- run(ctx, append(strings.Fields(freeAddrs), args...), pw, io.Discard) }()
+	return bufio.NewReader(pr), func() {
+		t.Helper()
+		cancel()
+		if err := <-finished; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -210,11 +220,8 @@ func TestRun_Provider(t *testing.T) {
 // address, /_sim/... is a path the provider does not have, answered with
 // its own 404 (Stripe's error object here), and nothing is reset.
 func TestRun_ControlAPIOnItsOwnListener(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	finished := make(chan error, 1)
-	go func() { finished <- run(ctx, strings.Fields(freeAddrs), pw, io.Discard) }()
-	url, control := baseURLs(t, pr)
+	banner, stop := serving(t)
+	url, control := baseURLs(t, banner)
 	for _, c := range []struct{ method, path string }{
 		{http.MethodPost, "/_sim/reset"}, {http.MethodDelete, "/_sim/faults"}, {http.MethodGet, "/_sim/ledger"},
 	} {
@@ -237,22 +244,13 @@ func TestRun_ControlAPIOnItsOwnListener(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /_sim/ledger on the control address: %d", resp.StatusCode)
 	}
-	cancel()
-	if err := <-finished; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 }
 
 // --via serves the provider's API on one more address, and names it in
 // what the gateway records of a request that is not its API.
 func TestRun_Via(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	finished := make(chan error, 1)
-	go func() {
-		finished <- run(ctx, append(strings.Fields(freeAddrs), "--via", "replica0->gateway=127.0.0.1:0"), pw, io.Discard)
-	}()
-	br := bufio.NewReader(pr)
+	br, stop := serving(t, "--via", "replica0->gateway=127.0.0.1:0")
 	_, control := baseURLs(t, br)
 	line, err := br.ReadString('\n')
 	via, ok := strings.CutPrefix(strings.TrimSpace(line), "gateway-sim via replica0->gateway on ")
@@ -279,8 +277,5 @@ func TestRun_Via(t *testing.T) {
 	if err := run(context.Background(), []string{"--via", "nameless"}, io.Discard, io.Discard); !errors.Is(err, errUsage) {
 		t.Fatalf("--via without an address: %v", err)
 	}
-	cancel()
-	if err := <-finished; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 }
