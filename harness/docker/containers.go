@@ -41,17 +41,16 @@ func (e *Env) labels(role string) map[string]string {
 //     gateway's control API and toxiproxy's API are reached from the
 //     host, on ports published on 127.0.0.1 (bindLoopback), which no
 //     container can reach.
-//   - data (internal): toxiproxy and the replicas. A replica reaches the
-//     gateway and its stores only through its own proxies; toxiproxy's
-//     API listens on its control address alone (toxiproxyAPIAlias), not
-//     on this network. Being internal, it never carries a container's
-//     published ports: toxiproxy's are published on its control address.
-//   - edge: the replicas alone, for their published ports (the harness's
-//     ready checks).
+//   - data (internal): toxiproxy and the replicas, which are attached to
+//     it alone. A replica reaches the gateway and its stores only through
+//     its own proxies; toxiproxy's API listens on its control address
+//     alone (toxiproxyAPIAlias), not on this network. Being internal, it
+//     never carries a container's published ports: toxiproxy's are
+//     published on its control address, and a replica publishes none
+//     (the harness checks it ready through its ready proxy, readyPort).
 const (
 	netControl = iota
 	netData
-	netEdge
 	netCount
 )
 
@@ -77,16 +76,16 @@ func (e *Env) startNetwork(ctx context.Context) error {
 }
 
 // attach is the networks a container of role joins, the first its own,
-// and its aliases on each: the replicas on data (where their client
-// links reach them) and edge; toxiproxy on data and control, its API
-// alias on control alone; the gateway and the stores on control.
+// and its aliases on each: the replicas on data alone (where their links
+// reach them); toxiproxy on data and control, its API alias on control
+// alone; the gateway and the stores on control.
 func (e *Env) attach(role string) ([]string, map[string][]string) {
-	ctl, data, edge := e.networks[netControl].name, e.networks[netData].name, e.networks[netEdge].name
+	ctl, data := e.networks[netControl].name, e.networks[netData].name
 	switch {
 	case role == "toxiproxy":
 		return []string{data, ctl}, map[string][]string{data: {role}, ctl: {role, toxiproxyAPIAlias}}
 	case strings.HasPrefix(role, "replica"):
-		return []string{data, edge}, map[string][]string{data: {role}}
+		return []string{data}, map[string][]string{data: {role}}
 	}
 	return []string{ctl}, map[string][]string{ctl: {role}}
 }

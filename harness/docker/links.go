@@ -42,16 +42,30 @@ func (e *Env) publishedLinks(i int) []harness.Link {
 	return ls
 }
 
+// readyPort is the port of replica i's ready proxy in the toxiproxy
+// container: no link, never faulted, published for the harness's ready
+// checks alone (a replica publishes no port of its own: it sits on an
+// internal network). A link fault cannot fail a restart's ready check.
+func readyPort(i int) int { return 20050 + i }
+
 // links are the proxies in the toxiproxy container, driven through its API.
 type links struct {
 	api     *toxiproxy.Client
 	mu      sync.Mutex
 	proxies map[harness.Link]*toxiproxy.Proxy
 	addrs   map[harness.Link]string // published host address of the published links
+	ready   map[int]string          // published host address of each replica's ready proxy
 }
 
 func newLinks(apiAddr string) *links {
-	return &links{api: toxiproxy.NewClient(apiAddr), proxies: map[harness.Link]*toxiproxy.Proxy{}, addrs: map[harness.Link]string{}}
+	return &links{api: toxiproxy.NewClient(apiAddr), proxies: map[harness.Link]*toxiproxy.Proxy{}, addrs: map[harness.Link]string{}, ready: map[int]string{}}
+}
+
+// readyAddr is the published address of replica i's ready proxy.
+func (ls *links) readyAddr(i int) string {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.ready[i]
 }
 
 // proxyName is the link as a toxiproxy proxy name: "->" is not something
@@ -86,6 +100,16 @@ func (e *Env) startLinks(ctx context.Context) error {
 		}
 	}
 	for i := 0; i < e.target.Replicas; i++ {
+		if _, err := e.links.api.CreateProxy(fmt.Sprintf("ready_to_replica%d", i), fmt.Sprintf("0.0.0.0:%d", readyPort(i)), fmt.Sprintf("replica%d:%d", i, replicaPort)); err != nil {
+			return fmt.Errorf("ready proxy of replica %d: %w", i, err)
+		}
+		addr, err := hostAddr(ctx, e.tox, fmt.Sprintf("%d/tcp", readyPort(i)))
+		if err != nil {
+			return err
+		}
+		e.links.mu.Lock()
+		e.links.ready[i] = addr
+		e.links.mu.Unlock()
 		for _, l := range e.publishedLinks(i) {
 			addr, err := hostAddr(ctx, e.tox, fmt.Sprintf("%d/tcp", linkPort(l)))
 			if err != nil {

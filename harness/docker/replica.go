@@ -78,8 +78,7 @@ func (e *Env) replicaSpec(i int, l harness.Launch) (spec, error) {
 		k, val, _ := strings.Cut(kv, "=")
 		env[k] = val
 	}
-	s := spec{role: fmt.Sprintf("replica%d", i), image: e.image, cmd: run.Args, env: env,
-		ports: []string{fmt.Sprintf("%d/tcp", replicaPort)}}
+	s := spec{role: fmt.Sprintf("replica%d", i), image: e.image, cmd: run.Args, env: env}
 	if e.target.Image != "" && run.Command != "" {
 		s.entrypoint = []string{run.Command}
 	}
@@ -97,13 +96,10 @@ func (e *Env) startReplica(ctx context.Context, r *replica) error {
 	return e.waitReplica(ctx, r)
 }
 
-// waitReplica polls the ready path on the replica's own published port
+// waitReplica polls the ready path through the replica's ready proxy
 // (not through its client link, so a link fault cannot fail a restart).
 func (e *Env) waitReplica(ctx context.Context, r *replica) error {
-	addr, err := hostAddr(ctx, r.c, fmt.Sprintf("%d/tcp", replicaPort))
-	if err != nil {
-		return fmt.Errorf("replica %d: %w%s", r.idx, err, e.logTail(r.c, 10))
-	}
+	addr := e.links.readyAddr(r.idx)
 	if err := waitHTTP(ctx, "http://"+addr+r.ready.Path, r.ready.Timeout); err != nil {
 		return fmt.Errorf("%w: replica %d (%s): %w%s", harness.ErrNotReady, r.idx, e.image, err, e.logTail(r.c, 10))
 	}

@@ -82,6 +82,7 @@ func (e *Env) startGateway(ctx context.Context) error {
 func (e *Env) startToxiproxy(ctx context.Context) error {
 	ports := []string{toxiproxyAPI}
 	for i := 0; i < e.target.Replicas; i++ {
+		ports = append(ports, fmt.Sprintf("%d/tcp", readyPort(i)))
 		for _, l := range e.publishedLinks(i) {
 			ports = append(ports, fmt.Sprintf("%d/tcp", linkPort(l)))
 		}
