@@ -219,6 +219,20 @@ var Members = []Member{
 	{Name: "org-scoped-keys", Kind: "broken", Bug: "keys are scoped per organisation, not per principal: two principals of one organisation share a key's record",
 		Incident: "two API keys of one account pick the same key: the second is answered with the first one's charge", Family: "tenants", Expect: []string{"M5", "P2"}, Verdict: "FAILED",
 		Tenants: orgTenants, Organisations: orgPrincipals},
+	// lost-reclaim-409 keeps keys for the retry window it promises (its
+	// tombstone window: longer, and a key kept past the checker's epoch
+	// is judged against the next one) and sweeps one when a request
+	// meets it past that: late-retry's duplicates past the promise meet
+	// the sweep between their claims and their reads, and race to
+	// re-claim. Its window is 2s, so that a whole late-retry example,
+	// which reaches past the promise, fits self-validation's budget with
+	// the set-up (a part stays inside the promise, and leaves E2 UNKNOWN
+	// for the rest). Like exact-ttl's, its checks at the promise's edge
+	// may end UNKNOWN when probes are held up (load, other examples'
+	// relaunches).
+	{Name: "lost-reclaim-409", Kind: "broken", Bug: "sweeps a key a request meets past its window, then reads it back; a request whose key vanished re-claims it, and when that re-claim loses answers 409 in progress at once, without reading what the winner left",
+		Incident: "safe, but a duplicate that lost the race for a swept key is told at once that its own request is still in progress", Family: "late-retry", Expect: []string{"R3"}, Verdict: "NON-STRICT",
+		Policy: &lostReclaimPolicy, Flags: []string{"--tombstone-ttl=" + lostReclaimPolicy.RetryWindow.String()}},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},
@@ -296,6 +310,9 @@ const OrderInPathBody = `amount: "{{.Amount}}"
 currency: "{{.Currency}}"
 customer: cus_123
 `
+
+// lostReclaimPolicy is TestPolicy with a retry window of 2s.
+var lostReclaimPolicy = target.Policy{TTL: TestPolicy.TTL, RetryWindow: 2 * time.Second, RecoveryWindow: TestPolicy.RecoveryWindow, MaxWait: TestPolicy.MaxWait}
 
 // orgTenants and orgPrincipals are the tenants of the members that
 // declare an organisation: two principals of acme (zoo.Organisation reads

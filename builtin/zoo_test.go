@@ -199,12 +199,14 @@ func certifyMember(t *testing.T, m builtin.Member, dir string, seed uint64, row 
 	if !shown {
 		t.Errorf("%s seed %d: none of %v in %s is %s, and the run grants level %s (checks: %s)", m.Name, seed, m.Expect, m.Family, m.Verdict, rep.Level, got)
 	}
-	wantOverall := "fail"
-	if m.Verdict == "NON-STRICT" {
-		wantOverall = "pass"
-	}
-	if rep.Verdict != wantOverall {
-		t.Errorf("%s seed %d: overall verdict %q, want %q (checks: %s)", m.Name, seed, rep.Verdict, wantOverall, got)
+	switch {
+	case m.Verdict == "NON-STRICT" && rep.Verdict == "fail":
+		// Safe but not what the draft asks: nothing may fail. A check
+		// left UNKNOWN (late-retry's at a promise's edge when probes are
+		// held up) proves nothing either way.
+		t.Errorf("%s seed %d: overall verdict %q, want no failure (checks: %s)", m.Name, seed, rep.Verdict, got)
+	case m.Verdict != "NON-STRICT" && rep.Verdict != "fail":
+		t.Errorf("%s seed %d: overall verdict %q, want %q (checks: %s)", m.Name, seed, rep.Verdict, "fail", got)
 	}
 }
 

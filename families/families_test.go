@@ -41,15 +41,90 @@ func draw(t *testing.T, name string, tg *target.Target, see func(scenarios.Scena
 	rapid.Check(t, func(rt *rapid.T) { see(fam.Gen(rt, tg, 2)) })
 }
 
-// retryTimes are the late-retry waits of a scenario, as durations.
+// retryTimes are the late-retry waits of a scenario before its probes,
+// as durations (not the wait for the duplicates past the promise).
 func retryTimes(sc scenarios.Scenario, ttl time.Duration) []time.Duration {
-	var at []time.Duration
-	for _, s := range sc.Steps {
-		if s.Wait != nil && s.Wait.TTL > 0 {
-			at = append(at, time.Duration(s.Wait.TTL*float64(ttl)))
+	at, _ := lateWaits(sc, ttl)
+	return at
+}
+
+// lateWaits are a late-retry scenario's waits before its probes, and the
+// wait before its duplicates past the promise (0: none drawn).
+func lateWaits(sc scenarios.Scenario, ttl time.Duration) (probes []time.Duration, past time.Duration) {
+	for i, s := range sc.Steps {
+		if s.Wait == nil || s.Wait.TTL == 0 {
+			continue
+		}
+		d := time.Duration(s.Wait.TTL * float64(ttl))
+		if next := nextSend(sc.Steps[i+1:]); next != nil && next.Purpose == families.PurposePastPromise {
+			past = d
+			continue
+		}
+		probes = append(probes, d)
+	}
+	return probes, past
+}
+
+// nextSend is the first send among steps, nil for none.
+func nextSend(steps []scenarios.Step) *scenarios.Send {
+	for _, s := range steps {
+		if s.Send != nil {
+			return s.Send
 		}
 	}
-	return at
+	return nil
+}
+
+// TestLateRetry_DuplicatesPastThePromise: some examples send two or three
+// duplicates together past the promise, clear of the band around its end,
+// after every probe and within the family's example time; none where no
+// probe passes the TTL.
+func TestLateRetry_DuplicatesPastThePromise(t *testing.T) {
+	for _, pol := range []target.Policy{wideWindow, {TTL: 2 * time.Second}} {
+		tg := testTarget(t, pol)
+		fam, _ := families.FamilyByName("late-retry")
+		seen := 0
+		draw(t, "late-retry", tg, func(sc scenarios.Scenario) {
+			probes, past := lateWaits(sc, pol.TTL)
+			if past == 0 {
+				return
+			}
+			seen++
+			n, slow := 0, false
+			for _, s := range sc.Steps {
+				switch {
+				case s.Fault != nil && s.Fault.Kind == "gateway:slow":
+					slow = true
+				case s.Heal != "":
+					slow = false
+				case s.Send != nil && s.Send.Purpose == families.PurposePastPromise:
+					n++
+					if !s.Send.Async || !slow {
+						t.Fatalf("duplicate %s past the promise is not sent together with the others, the gateway slow for them", s.Send.ID)
+					}
+				}
+			}
+			if slow {
+				t.Fatal("the gateway is left slow after the duplicates past the promise")
+			}
+			switch p := tg.Policy; {
+			case n < 2 || n > 3:
+				t.Fatalf("%d duplicates past the promise, want 2 or 3", n)
+			case past < p.Promise()+p.Band():
+				t.Fatalf("duplicates past the promise at %s, inside the band %s±%s", past, p.Promise(), p.Band())
+			case len(probes) > 0 && past <= probes[len(probes)-1]:
+				t.Fatalf("duplicates past the promise at %s before the last probe %s", past, probes[len(probes)-1])
+			case past > fam.ExampleTime(tg):
+				t.Fatalf("duplicates past the promise at %s, past the family's example time %s", past, fam.ExampleTime(tg))
+			}
+		})
+		if pol.RetryWindow > pol.TTL && seen == 0 {
+			t.Error("no example sent duplicates past the promise")
+		}
+		if pol.RetryWindow <= pol.TTL && seen > 0 {
+			t.Errorf("%d examples sent duplicates past a promise no probe passes the TTL of", seen)
+		}
+	}
 }
 
 // TestLateRetry_ProbesSpreadAcrossRetryWindow: probes reach across the
@@ -216,7 +291,7 @@ func TestFamilies_DrawDeclines(t *testing.T) {
 							t.Fatalf("a decline fault without an order declines other examples' payments: %v", s)
 						}
 						declined[s.Fault.Order] = true
-					case s.Send != nil && s.Send.Async && healed[s.Send.Order]:
+					case s.Send != nil && s.Send.Async && healed[s.Send.Order] && s.Send.Purpose != families.PurposePastPromise:
 						t.Fatalf("duplicate %s sent after its payment's decline was healed: it is no longer the first answer", s.Send.ID)
 					case s.Heal != "" && strings.HasPrefix(s.Heal, "decline_"):
 						healed[strings.TrimPrefix(s.Heal, "decline_")] = true

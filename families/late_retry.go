@@ -60,14 +60,50 @@ func drawProbes(t *rapid.T, p target.Policy, skew time.Duration) []float64 {
 
 // lateRetryTime is late-retry's declared wait: its last probe, just
 // inside the promise's end (or inside the TTL when the retry window adds
-// nothing), plus a band for that request's own answer.
+// nothing), or where probes pass the TTL the duplicates sent just past
+// the promise (pastPromise, from the first request's answer: its
+// latency more), plus a band for that request's own answer.
 func lateRetryTime(tg *target.Target) time.Duration {
 	w := windowsOf(tg.Policy, 0)
 	last := w.earlyEnd
 	if w.lateEnd >= w.lateStart {
-		last = w.lateEnd
+		last = pastPromise(tg.Policy) + sweepRaceLatency(tg.Policy)
 	}
 	return last + tg.Policy.Band()
+}
+
+// sweepRaceLatency is how slow the gateway is for the duplicates past the
+// promise: half of max_wait, so that the one that claims the key is
+// still charging when the others are answered, and a server that waits
+// for it (up to max_wait) gets its answer.
+func sweepRaceLatency(p target.Policy) time.Duration { return p.MaxWait / 2 }
+
+// pastPromise is when late-retry sends its duplicates past the promise
+// (sweepRace), counted from the first request's answer, as the checker
+// counts a key's age past its promise: the promise's end and the band
+// around it, with a band more.
+func pastPromise(p target.Policy) time.Duration {
+	return p.Promise() + 2*p.Band()
+}
+
+// sweepRace draws how many duplicates of the payment, if any, late-retry
+// sends together just past the promise, when the key may be deleted,
+// with the gateway slow for them (sweepRaceLatency):
+// two or three in one example in two where probes pass the TTL and no
+// clock is skewed (the checker's band around the promise's end would
+// widen past them), on drawn replicas. A server that sweeps keys past
+// their window meets the
+// sweep and a re-claim racing each other there. Of the duplicates that
+// find the key gone and claim it again, one wins; the others must read
+// what the winner left (wait for it, or refuse a different request),
+// not answer "in progress" at once (R3). The answers are a new key
+// epoch's, past the promise: a new charge there is no double charge.
+func sweepRace(t *rapid.T, p target.Policy, c clockFaults) int {
+	w := windowsOf(p, 0)
+	if w.lateEnd < w.lateStart || c.skew != 0 || !rapid.Bool().Draw(t, "duplicates_past_promise") {
+		return 0
+	}
+	return rapid.IntRange(2, 3).Draw(t, "duplicates_past_promise_count")
 }
 
 // lateRetryPart cuts the retry window to what room lets one example
@@ -79,10 +115,13 @@ func lateRetryPart(tg *target.Target, room time.Duration) (*target.Target, strin
 	p := tg.Policy
 	clear := p.Band() + p.Band()/2
 	part := *tg
-	// lateRetryTime is window - clear + band once the window passes the
-	// TTL by two clears (room for one probe past the TTL), else the TTL's
-	// early probe: earlyEnd + band.
-	switch w := room - p.Band() + clear; {
+	// lateRetryTime is window + 3 bands + the gateway's latency for the
+	// duplicates past the promise once the window passes the TTL by two
+	// clears (room for one probe past the TTL: those duplicates come
+	// last), else the TTL's early probe: earlyEnd + band.
+	// The part's duplicates past its own promise, inside the target's,
+	// are kept a band clear of the target's promise's end too.
+	switch w := min(room-3*p.Band()-sweepRaceLatency(p), p.Promise()-3*p.Band()); {
 	case w >= p.TTL+2*clear && w < p.Promise():
 		part.Policy.RetryWindow = w.Truncate(100 * time.Millisecond)
 		return &part, fmt.Sprintf("retries up to %s of the %s promise", (part.Policy.RetryWindow - clear).Round(100*time.Millisecond), p.Promise()), true
@@ -95,7 +134,7 @@ func lateRetryPart(tg *target.Target, room time.Duration) (*target.Target, strin
 
 func init() {
 	register(Family{Name: "late-retry", Level: "L5", Rank: 40, Gen: genLateRetry,
-		Doc:     "retries inside the TTL and spread across (TTL, retry window], up to just inside its end; some payments declined",
+		Doc:     "retries inside the TTL and spread across (TTL, retry window], up to just inside its end, then some duplicates together just past it, racing a sweep of the key; some payments declined",
 		MinTime: lateRetryTime, Part: lateRetryPart, Waits: true, Decides: "E2",
 		Limit: func(tg *target.Target) string {
 			return "policy.ttl = " + tg.Policy.TTL.String() + ", policy.retry_window = " + tg.Policy.RetryWindow.String()
@@ -135,5 +174,19 @@ func genLateRetry(t *rapid.T, tg *target.Target, replicas int) scenarios.Scenari
 			clock.heal(&b)
 		}
 	}
+	if n := sweepRace(t, tg.Policy, clock); n > 0 {
+		b.wait(scenarios.Wait{TTL: float64(pastPromise(tg.Policy)) / float64(tg.Policy.TTL), From: first.ID})
+		b.fault(scenarios.Fault{ID: "slow_o0", Kind: "gateway:slow", Order: "o0", Params: map[string]string{"latency": sweepRaceLatency(tg.Policy).String()}})
+		for i := range n {
+			b.send(scenarios.Send{ID: fmt.Sprintf("past%d", i), Client: len(probes) + 1 + i, Replica: rapid.IntRange(0, replicas-1).Draw(t, "replica"),
+				Tenant: tenant, Key: "k0", Order: "o0", Amount: amount, Async: true, Purpose: PurposePastPromise})
+		}
+		b.waitAll()
+		b.heal("slow_o0")
+	}
 	return b.scenario("late-retry")
 }
+
+// PurposePastPromise is the purpose of late-retry's duplicates sent
+// together just past the promise (sweepRace).
+const PurposePastPromise = "duplicate-past-promise"

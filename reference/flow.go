@@ -141,7 +141,7 @@ func (s *Server) await(ctx context.Context, req *ChargeRequest, rec *Record) Ans
 			var err error
 			rec, err = s.store.Lookup(ctx, req.Tenant, req.KeyHash)
 			if errors.Is(err, ErrNotFound) { // forgotten and deleted since our claim conflicted
-				if a, done := s.claimAgain(ctx, req, s.claimOnly); done {
+				if a, done := s.claimVanished(ctx, req); done {
 					return a
 				}
 				continue
@@ -153,7 +153,7 @@ func (s *Server) await(ctx context.Context, req *ChargeRequest, rec *Record) Ans
 		now := s.now()
 		switch {
 		case s.forgotten(rec):
-			if a, done := s.claimAgain(ctx, req, s.store.Reclaim); done {
+			if a, done := s.claimAgain(ctx, req, s.reclaim); done {
 				return a
 			}
 			rec = nil
@@ -224,9 +224,14 @@ func (s *Server) claimOnly(ctx context.Context, c Claim) (bool, error) {
 }
 
 // claimAgain claims a key that vanished or was forgotten while we looked.
+// A claimFn that finds the key gone (ErrNotFound: a Reclaim hook whose
+// sweep deleted it) claims it as a key that vanished.
 func (s *Server) claimAgain(ctx context.Context, req *ChargeRequest, claimFn func(context.Context, Claim) (bool, error)) (Answer, bool) {
 	claim := s.newClaim(req)
 	ok, err := claimFn(ctx, claim)
+	if errors.Is(err, ErrNotFound) {
+		return s.claimVanished(ctx, req)
+	}
 	if err != nil {
 		return s.Unavailable(err), true
 	}
@@ -239,6 +244,16 @@ func (s *Server) claimAgain(ctx context.Context, req *ChargeRequest, claimFn fun
 		return Answer{}, false
 	}
 	return r.Answer, true
+}
+
+// claimVanished claims a key deleted since our claim conflicted. When
+// another request re-created it first, the key is read again (done
+// false), unless the LostReclaim hook answers.
+func (s *Server) claimVanished(ctx context.Context, req *ChargeRequest) (Answer, bool) {
+	if a, done := s.claimAgain(ctx, req, s.claimOnly); done {
+		return a, true
+	}
+	return s.lostReclaim(req)
 }
 
 // waitFor blocks until the key is notified, d passes, or ctx ends.

@@ -38,6 +38,15 @@ type Hooks struct {
 	// Sweep is more work for every sweep, after the stale keys and before
 	// expiry.
 	Sweep func(ctx context.Context)
+	// Reclaim re-claims a finished key past its dedupe window that a
+	// request met (default: Store.Reclaim, in place) and reports whether
+	// it did; when not, the key is read again, and when it says the key
+	// is gone (ErrNotFound), the key is claimed as one that vanished.
+	Reclaim func(ctx context.Context, c Claim) (bool, error)
+	// LostReclaim answers a request whose claim of a key that vanished
+	// (deleted since its own claim conflicted) lost to another request
+	// (default: none, the key is read again and judged as found).
+	LostReclaim func(req *ChargeRequest) (Answer, bool)
 	// LooksUpFirst says whether a re-send is first looked up at the
 	// gateway (default: the provider's rule, Gateway.LooksUpFirst: on
 	// Checkout.com, which keeps no result after a 5xx, always).
@@ -84,6 +93,22 @@ func (s *Server) finished(ctx context.Context, j Job, res Result, a Answer) {
 		defer cancel()
 		s.hooks.Finished(ctx, j, res)
 	}
+}
+
+// reclaim applies the Reclaim hook.
+func (s *Server) reclaim(ctx context.Context, c Claim) (bool, error) {
+	if s.hooks.Reclaim != nil {
+		return s.hooks.Reclaim(ctx, c)
+	}
+	return s.store.Reclaim(ctx, c)
+}
+
+// lostReclaim applies the LostReclaim hook.
+func (s *Server) lostReclaim(req *ChargeRequest) (Answer, bool) {
+	if s.hooks.LostReclaim != nil {
+		return s.hooks.LostReclaim(req)
+	}
+	return Answer{}, false
 }
 
 // looksUpFirst applies the LooksUpFirst hook.

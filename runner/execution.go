@@ -49,6 +49,9 @@ type execution struct {
 	orders map[string]bool           // real order ids this example sent (mu)
 	last   map[string]client.Request // the latest request of each (tenant, key) (mu)
 	start  time.Time                 // when the first request was sent (mu)
+	// answered is when each send was answered, by its id, once its
+	// answer is in (a synchronous send, a collected one) (mu).
+	answered map[string]time.Time
 	// healed is when the last fault this example lived through healed,
 	// its own or a foreign one (a restarted replica ready again), and
 	// foreignActive counts the foreign faults not healed yet (mu; written
@@ -92,7 +95,7 @@ func (r *Runner) newPlay(sc scenarios.Scenario) *execution {
 	p := &execution{
 		r: r, sc: sc, nonce: r.nonce(), rec: rec, env: faults.Bind(r.cfg.Env, labels, r.log()), labels: labels,
 		client: client.New(r.cfg.Target.Protocol, rec, urls, timeout),
-		orders: map[string]bool{}, last: map[string]client.Request{}, priced: map[string]int64{},
+		orders: map[string]bool{}, last: map[string]client.Request{}, priced: map[string]int64{}, answered: map[string]time.Time{},
 		pending: map[string]chan history.Op{}, faults: map[string]active{},
 		converging: map[string]bool{}, seen: map[string]int{}, included: map[string]bool{},
 	}

@@ -42,6 +42,7 @@ func (p *execution) send(ctx context.Context, s scenarios.Send) error {
 	}
 	if !s.Async {
 		do(ctx, req)
+		p.answer(s.ID)
 		return nil
 	}
 	ch := make(chan history.Op, 1)

@@ -116,6 +116,28 @@ func TestRun_LateRetryStopsAtAChargeAfterADecline(t *testing.T) {
 	}
 }
 
+// TestRun_TTLWaitFromAnAnswer: a ttl wait from a send counts from that
+// send's answer, not from the example's first request: behind a first
+// request the gateway holds 600ms, a wait of one TTL (200ms) from its
+// answer sends the probe a TTL after the answer, where one from the
+// first request would have come before the answer.
+func TestRun_TTLWaitFromAnAnswer(t *testing.T) {
+	pol := target.Policy{TTL: 200 * time.Millisecond, RetryWindow: 3 * time.Second}
+	slow := scenarios.Fault{ID: "slow", Kind: "gateway:slow", Order: "o", Params: map[string]string{"latency": "600ms"}}
+	sc := lateRetry(1)
+	sc.Steps[1].Wait.From = "first"
+	sc.Steps = append([]scenarios.Step{{Fault: &slow}, sc.Steps[0], {Heal: "slow"}}, sc.Steps[1:]...)
+	r := runnerOn(t, pol, true)
+	h := playComplete(t, r, sc)
+	if len(h.Ops) != 2 {
+		t.Fatalf("ops %v: want the first request and the probe", purposes(h))
+	}
+	if gap := h.Ops[1].Invoke - h.Ops[0].Complete; gap < pol.TTL {
+		t.Fatalf("probe sent %v after the first request's answer (%v after it was sent): want a TTL (%v) after the answer",
+			gap, h.Ops[1].Invoke-h.Ops[0].Invoke, pol.TTL)
+	}
+}
+
 // TestRun_NoProbePastStopProbing: a late-retry example still waiting when
 // the run's hard end comes sends no probe whose wait would end past it;
 // it ends with the probes it sent, every one answered, and is counted.

@@ -41,9 +41,28 @@ func (p *execution) wait(ctx context.Context, w scenarios.Wait) error {
 }
 
 // ttlWaitEnd is when a wait of w.TTL ends: that many TTLs after the
-// example's first request.
+// example's first request, or after w.From's answer (from now, while it
+// is not in).
 func (p *execution) ttlWaitEnd(w scenarios.Wait) time.Time {
-	return p.started().Add(time.Duration(w.TTL * float64(p.r.cfg.Target.Policy.TTL)))
+	from := p.started()
+	if w.From != "" {
+		p.mu.Lock()
+		from = p.answered[w.From]
+		p.mu.Unlock()
+		if from.IsZero() {
+			from = time.Now()
+		}
+	}
+	return from.Add(time.Duration(w.TTL * float64(p.r.cfg.Target.Policy.TTL)))
+}
+
+// answer records that send id was answered, now.
+func (p *execution) answer(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if id != "" && p.answered[id].IsZero() {
+		p.answered[id] = time.Now()
+	}
 }
 
 func (p *execution) bound(w scenarios.Wait) time.Duration {
@@ -109,6 +128,7 @@ func (p *execution) collect(ctx context.Context, ids []string) error {
 			select {
 			case <-ch:
 				delete(p.pending, id)
+				p.answer(id)
 				waiting = false
 			case <-timer.C:
 				if q := p.settled().Add(extra); q.After(end) {

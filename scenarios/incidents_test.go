@@ -62,6 +62,8 @@ func TestIncidents_BadFilesNameFileLineField(t *testing.T) {
 		{"name: x\nsteps:\n  - heal: nope\n", "bad.yaml:3: steps[0].heal: expected the id of an earlier fault"},
 		{"name: x\nsteps:\n  - wait: {for: soon}\n", "bad.yaml:3: steps[0].wait.for: expected a duration"},
 		{"name: x\nsteps:\n  - send: {key: k, order: o}\n    wait: {for: 1s}\n", "bad.yaml:3: steps[0]: expected exactly one of"},
+		{"name: x\nsteps:\n  - send: {id: a, key: k, order: o}\n  - wait: {ttl: 2, from: b}\n", "bad.yaml:4: steps[1].wait.from: expected the id of an earlier send, got \"b\""},
+		{"name: x\nsteps:\n  - send: {id: a, key: k, order: o}\n  - wait: {for: 1s, from: a}\n", "bad.yaml:4: steps[1].wait.from: only a ttl wait counts from a send's answer"},
 		{"name: x\nsteps:\n  - send: {key: k, order: o}\nexpect:\n  - {check: M9, verdict: FAILED}\n", "bad.yaml:5: expect[0].check: expected one of"},
 		{"name: x\nsteps:\n  - sned: {key: k}\n", "bad.yaml:3:"},
 	}

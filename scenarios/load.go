@@ -257,6 +257,12 @@ func (w *Wait) validate(at string, sends map[string]bool) error {
 			return bad(fmt.Sprintf("%s.responses[%d]", at, i), "expected the id of an earlier send, got %q", id)
 		}
 	}
+	switch {
+	case w.From != "" && w.TTL == 0:
+		return bad(at+".from", "only a ttl wait counts from a send's answer")
+	case w.From != "" && !sends[w.From]:
+		return bad(at+".from", "expected the id of an earlier send, got %q", w.From)
+	}
 	return nil
 }
 

@@ -127,6 +127,11 @@ type Wait struct {
 	TTL       float64       `yaml:"ttl,omitempty"`       // this multiple of the target's TTL since the scenario began
 	Recovery  bool          `yaml:"recovery,omitempty"`  // the target's recovery window
 	Timeout   time.Duration `yaml:"timeout,omitempty"`
+	// From, with TTL, counts the TTLs from the answer to this earlier send
+	// (its id) instead: past a promise, where the checker counts the
+	// key's age from that answer, the latest the server can have taken
+	// the request.
+	From string `yaml:"from,omitempty"`
 	// OrAnswered ends a Hold wait when this async send answers first: the
 	// server answered without charging (a 409, a refusal), so the gateway
 	// never holds, and the strike waiting for the hold cannot happen. The
@@ -266,6 +271,8 @@ func (w Wait) String() string {
 		return "wait gateway-hold " + w.Hold
 	case w.Charge != "":
 		return "wait charge " + w.Charge
+	case w.TTL != 0 && w.From != "":
+		return fmt.Sprintf("wait %gxTTL from %s's answer", w.TTL, w.From)
 	case w.TTL != 0:
 		return fmt.Sprintf("wait %gxTTL", w.TTL)
 	case w.Recovery && w.Within > 0:

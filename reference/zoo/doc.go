@@ -52,6 +52,10 @@
 // org_scoped_keys.go (OrgScoped: keys scoped per organisation, not per
 // principal).
 //
+// A claim race of a public incident on PostgreSQL: lost_reclaim_409.go
+// (a key swept between a conflicting claim and its read; a lost
+// re-claim answered "in progress" at once).
+//
 // Out of bounds: reaches_oracle.go (after every charge, the gateway's
 // control API on its GATEWAY_URL and toxiproxy's API wherever it may be:
 // T1, the harness untouched).
