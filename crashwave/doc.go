@@ -22,8 +22,7 @@
 // # The timing model
 //
 //   - Terms: what the model reads of a policy (history.Policy.WaveTerms).
-//   - MaxStrikes, Longest: the most payments struck at one point, and how
-//     long the longest wave's strikes take.
+//   - MaxStrikes: the most payments struck at one point.
 //   - Margin, RetryBy, Room: when a wave's final retries go at the latest,
 //     and how long its strikes may take before the recovery window.
 //   - Wave, Fit: the points a wave under a policy strikes, and whether

@@ -2,7 +2,6 @@ package crashwave_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/idemcheck/idemcheck/crashwave"
 )
@@ -22,19 +21,6 @@ func TestTable_RowsAreWhole(t *testing.T) {
 		}
 		if store := p.Choreography == crashwave.StoreLink || p.Choreography == crashwave.StoreRestartInHold; store && p.Store == "" {
 			t.Errorf("row %s: a store choreography without its store", p.Name)
-		}
-	}
-}
-
-// TestLongest_PinsTheWaves: the longest wave's strikes: 2.7s with keys
-// in memory, 4s with PostgreSQL.
-func TestLongest_PinsTheWaves(t *testing.T) {
-	for _, c := range []struct {
-		stores []string
-		want   time.Duration
-	}{{nil, 2700 * time.Millisecond}, {[]string{"postgres"}, 4 * time.Second}} {
-		if got := crashwave.Longest(c.stores); got != c.want {
-			t.Errorf("Longest(%v) = %s, want %s", c.stores, got, c.want)
 		}
 	}
 }

@@ -16,23 +16,6 @@ type Terms struct {
 	Recovery time.Duration
 }
 
-// Longest is about how long the strikes of the longest crash wave of a
-// target with these stores take: every point struck for MaxStrikes
-// payments, or one when it restarts a replica or a store. A crash-window
-// example's first payment is retried only after them and the recovery
-// window, inside its promise.
-func Longest(stores []string) time.Duration {
-	var d time.Duration
-	for _, p := range For(stores) {
-		n := MaxStrikes
-		if p.Restarts {
-			n = 1
-		}
-		d += time.Duration(n) * p.Cost
-	}
-	return d
-}
-
 // Margin is what a crash wave's room keeps back besides the band: the
 // final retries' round trip and one strike that overran its Cost on a
 // loaded machine. The runner holds each strike to the room as it plays
