@@ -53,16 +53,7 @@ func (s *Sim) KeepKeys(r KeepKeys) error {
 
 // simKeepKeys is POST /_sim/keep-keys with a KeepKeys as its JSON body.
 func (s *Sim) simKeepKeys(w http.ResponseWriter, r *http.Request) {
-	var v KeepKeys
-	if err := decodeStrict(http.MaxBytesReader(w, r.Body, maxBody), &v); err != nil {
-		writeSimError(w, fmt.Errorf("%w: %v", ErrInvalidKeepKeys, err))
-		return
-	}
-	if err := s.KeepKeys(v); err != nil {
-		writeSimError(w, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	simApply(w, r, ErrInvalidKeepKeys, s.KeepKeys)
 }
 
 // KeepKeys calls POST /_sim/keep-keys.

@@ -29,6 +29,7 @@ func (s *Sim) simRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("PUT /_sim/trace", s.simSetTrace)
 	mux.HandleFunc("POST /_sim/expect", s.simExpect)
 	mux.HandleFunc("POST /_sim/keep-keys", s.simKeepKeys)
+	mux.HandleFunc("POST /_sim/forget", s.simForget)
 	mux.HandleFunc("/_sim/", s.simUnknown)
 }
 
@@ -50,6 +51,7 @@ var simErrorCodes = []struct {
 	{ErrInvalidFault, "invalid_fault", http.StatusBadRequest},
 	{ErrInvalidTrace, "invalid_trace", http.StatusBadRequest},
 	{ErrInvalidKeepKeys, "invalid_keep_keys", http.StatusBadRequest},
+	{ErrInvalidForget, "invalid_forget", http.StatusBadRequest},
 	{ErrClosed, "closed", http.StatusServiceUnavailable},
 }
 
@@ -172,17 +174,22 @@ func (s *Sim) simTrace(w http.ResponseWriter, _ *http.Request) {
 }
 
 // simSetTrace is PUT /_sim/trace with a Trace as its JSON body.
-func (s *Sim) simSetTrace(w http.ResponseWriter, r *http.Request) { simApply(w, r, s.SetTrace) }
+func (s *Sim) simSetTrace(w http.ResponseWriter, r *http.Request) {
+	simApply(w, r, ErrInvalidTrace, s.SetTrace)
+}
 
 // simExpect is POST /_sim/expect with an Expectation as its JSON body.
-func (s *Sim) simExpect(w http.ResponseWriter, r *http.Request) { simApply(w, r, s.Expect) }
+func (s *Sim) simExpect(w http.ResponseWriter, r *http.Request) {
+	simApply(w, r, ErrInvalidTrace, s.Expect)
+}
 
 // simApply decodes the body into a T, applies it and answers 204; an
-// unreadable body or a refused value is an invalid trace (400).
-func simApply[T any](w http.ResponseWriter, r *http.Request, apply func(T) error) {
+// unreadable body is invalid (400 with invalid's code), a refused value
+// answers as its error says.
+func simApply[T any](w http.ResponseWriter, r *http.Request, invalid error, apply func(T) error) {
 	var v T
 	if err := decodeStrict(http.MaxBytesReader(w, r.Body, maxBody), &v); err != nil {
-		writeSimError(w, fmt.Errorf("%w: %v", ErrInvalidTrace, err))
+		writeSimError(w, fmt.Errorf("%w: %v", invalid, err))
 		return
 	}
 	if err := apply(v); err != nil {

@@ -4,7 +4,7 @@
 // /_sim/ on another listener (--control-addr), which the service is never
 // told of: on --addr, /_sim/... gets the provider's 404.
 //
-//	gateway-sim --addr 127.0.0.1:12111 --control-addr 127.0.0.1:12112 [--provider stripe|checkout|adyen|none] [--ttl 24h] [--no-idempotency] [--seed N] [--verbose]
+//	gateway-sim --addr 127.0.0.1:12111 --control-addr 127.0.0.1:12112 [--provider stripe|checkout|adyen|none] [--ttl 24h] [--forget-after 2m] [--no-idempotency] [--seed N] [--verbose]
 //
 // It prints "gateway-sim listening on http://HOST:PORT" and "gateway-sim
 // control on http://HOST:PORT" once both accept connections (with HOST:0
@@ -49,6 +49,7 @@ type options struct {
 	controlAddr   string
 	vias          []via
 	ttl           time.Duration
+	forgetAfter   time.Duration
 	noIdempotency bool
 	provider      string
 	seed          int64
@@ -79,6 +80,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:12111", "the provider API's listen address, for the service (host:port; port 0 picks a free one)")
 	fs.StringVar(&o.controlAddr, "control-addr", "127.0.0.1:12112", "the control API's (/_sim/) listen address, for the harness alone (host:port; port 0 picks a free one)")
 	fs.DurationVar(&o.ttl, "ttl", 0, "idempotency key TTL (default the provider's key lifetime: 24h; Adyen 744h)")
+	fs.Func("forget-after", "forget a charge and an event this long after it happened, as newer ones come: a soak's gateway does not grow with its length (a duration >= 0; default 0 keeps everything; POST /_sim/forget sets it too)", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a duration >= 0 such as 2m (0 keeps everything), got %q", v)
+		}
+		o.forgetAfter = d
+		return nil
+	})
 	fs.BoolVar(&o.noIdempotency, "no-idempotency", false, "ignore Idempotency-Key, like a gateway without idempotency support (the provider none)")
 	fs.Func("provider", "the payment provider to speak: "+strings.Join(gatewaysim.ProviderNames(), ", ")+" (default stripe)", func(v string) error {
 		_, err := gatewaysim.ProfileNamed(v)
@@ -122,6 +131,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	sim := gatewaysim.New(gatewaysim.Config{
 		IdempotencyTTL: o.ttl, NoIdempotency: o.noIdempotency, Provider: o.provider, Seed: o.seed, Logger: logger(o.verbose, stderr), Trace: o.trace,
 	})
+	sim.ForgetAfter(o.forgetAfter)
 	listeners := []struct {
 		what, addr string
 		h          http.Handler

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 )
 
 const waitBound = 10 * time.Second
@@ -278,4 +281,84 @@ func TestRun_Via(t *testing.T) {
 		t.Fatalf("--via without an address: %v", err)
 	}
 	stop()
+}
+
+// A retention, by --forget-after or the control API's POST /_sim/forget
+// (what the container-mode harness calls), makes the gateway forget a
+// charge once a newer one comes more than the retention later, and
+// keeps it until then; a bad value names the flag (exit 2) or is a 400.
+func TestRun_ForgetAfter(t *testing.T) {
+	const retain = time.Second
+	for _, byFlag := range []bool{true, false} {
+		var args []string
+		if byFlag {
+			args = []string{"--forget-after", retain.String()}
+		}
+		banner, stop := serving(t, args...)
+		url, control := baseURLs(t, banner)
+		if !byFlag {
+			if err := gatewaysim.NewClient(control).ForgetAfter(context.Background(), retain); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := time.Now()
+		old := postCharge(t, url)
+		postCharge(t, url)
+		if got := getCharge(t, url, old); time.Since(before) < retain && got != http.StatusOK {
+			t.Fatalf("flag %v: GET a charge within the retention: %d, want 200", byFlag, got)
+		}
+		deadline := time.Now().Add(waitBound)
+		for getCharge(t, url, old) != http.StatusNotFound {
+			if time.Now().After(deadline) {
+				t.Fatalf("flag %v: the charge is still kept %s after it was made, with a retention of %s", byFlag, waitBound, retain)
+			}
+			time.Sleep(50 * time.Millisecond) // poll: a newer charge comes now and then
+			postCharge(t, url)
+		}
+		if d := time.Since(before); d < retain {
+			t.Fatalf("flag %v: the charge was forgotten %s after it was made, before the retention of %s", byFlag, d, retain)
+		}
+		if byFlag {
+			mustPost(t, control+"/_sim/forget", `{"after_ms":-1}`, http.StatusBadRequest)
+			mustPost(t, control+"/_sim/forget", `{"after":1}`, http.StatusBadRequest)
+		}
+		stop()
+	}
+	for _, v := range []string{"-1s", "soon", "5"} {
+		var stderr bytes.Buffer
+		if err := run(context.Background(), []string{"--forget-after", v}, io.Discard, &stderr); !errors.Is(err, errUsage) || !strings.Contains(stderr.String(), "-forget-after") {
+			t.Errorf("--forget-after %s: err %v, stderr %q; want a usage error naming the flag", v, err, stderr.String())
+		}
+	}
+}
+
+// postCharge makes a charge through the provider's API and returns its id.
+func postCharge(t *testing.T, url string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+"/v1/charges", strings.NewReader("amount=100&currency=usd&source=tok_visa"))
+	req.Header.Set("Authorization", "Bearer sk_test_x")
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var c struct{ ID string }
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil || resp.StatusCode != http.StatusOK || c.ID == "" {
+		t.Fatalf("POST /v1/charges: %d %+v %v", resp.StatusCode, c, err)
+	}
+	return c.ID
+}
+
+// getCharge answers the status of GET /v1/charges/{id}.
+func getCharge(t *testing.T, url, id string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url+"/v1/charges/"+id, nil)
+	req.Header.Set("Authorization", "Bearer sk_test_x")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

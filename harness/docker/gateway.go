@@ -202,6 +202,20 @@ func (g *gatewayCtl) KeepKeys(ctx context.Context, k gatewaysim.KeepKeys) error 
 	return g.c.KeepKeys(ctx, k)
 }
 
+// ForgetAfter passes a soak's retention on to the container (POST
+// /_sim/forget), as the ledger does to an in-process gateway. A call
+// that fails is logged: the gateway then keeps everything, as before,
+// which costs the container memory, not a verdict.
+func (g *gatewayCtl) ForgetAfter(d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
+	defer cancel()
+	if err := g.c.ForgetAfter(ctx, d); err != nil {
+		g.log.Warn("gateway forget-after", "retain", d, "err", err)
+	}
+}
+
+var _ gatewaysim.Forgetter = (*gatewayCtl)(nil)
+
 // close releases holds (a held handler would block the SUT's shutdown)
 // and stops the stream.
 func (g *gatewayCtl) close() {
