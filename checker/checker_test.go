@@ -422,12 +422,12 @@ func TestR3_Immediate5xxWhileOnlyTheGatewayIsSlow(t *testing.T) {
 }
 
 // TestL4_NeedsEveryCrashPointSeenToFire: the clean crash
-// history earns L4 only while each of its nine crash points fired. A
+// history earns L4 only while each of its ten crash points fired. A
 // crash point whose faults were armed but never fired leaves L4 not
 // reached, naming the point not covered, and the verdict a PASS; with no crash-class fault fired at all there is no L4.
 func TestL4_NeedsEveryCrashPointSeenToFire(t *testing.T) {
 	h := load(t, "testdata/clean_crash_recovered.json")
-	if r := checker.Check(h); r.Level != "L4" || len(r.Coverage.CrashPoints) != 9 {
+	if r := checker.Check(h); r.Level != "L4" || len(r.Coverage.CrashPoints) != 10 {
 		t.Fatalf("level %s (%s), crash points %v", r.Level, r.LevelNote, r.Coverage.CrashPoints)
 	}
 	for i, f := range h.Faults {
@@ -677,7 +677,7 @@ func TestL4_AsksForTheCrashPointsOfTheTargetsStores(t *testing.T) {
 	h := load(t, "testdata/clean_crash_recovered.json")
 	h.Stores = []string{"redis"}
 	r := checker.Check(h)
-	if r.Level != "L3" || !contains(r.LevelNote, "crash points down-redis-link, restart-redis not covered (2 of 10 crash points never reached)") {
+	if r.Level != "L3" || !contains(r.LevelNote, "crash points down-redis-link, restart-redis not covered (2 of 11 crash points never reached)") {
 		t.Fatalf("%s (%s)", r.Level, r.LevelNote)
 	}
 	h.Stores = nil // keys in memory: no store point applies
@@ -736,5 +736,36 @@ func TestPayload_RequestShape(t *testing.T) {
 		if c.ID == "P2" && !strings.Contains(c.Note, "1 of them byte-different") {
 			t.Errorf("P2 did not see the reordered form body as equal: %s", c.Note)
 		}
+	}
+}
+
+// TestM4_AKeyKeptPastThePromise: a promise is how long a server keeps a
+// key at least. One that keeps it longer (TTL 1s declared; a reference
+// server keeping keys 4s under a declared 2s was judged M4 FAILED on
+// this) replays the old charge past the promise and then, having
+// forgotten the key, charges anew: consistent, since its own epoch opened
+// at the new charge. A server that charged anew and then went back to the
+// old charge is not.
+func TestM4_AKeyKeptPastThePromise(t *testing.T) {
+	kept := func() *builder {
+		b := newBuilder()
+		b.h.Policy.TTL, b.h.Policy.RetryWindow = time.Second, time.Second
+		b.op("t", "k1", "ord", 0, 100*ms, 201, "ch_1")
+		b.charge("ch_1", "ord", 50*ms, "succeeded")
+		return b
+	}
+	b := kept()
+	b.op("t", "k1", "ord", 3500*ms, 3510*ms, 201, "ch_1") // kept: replayed
+	b.op("t", "k1", "ord", 4600*ms, 4700*ms, 201, "ch_2") // forgotten: charged anew
+	b.charge("ch_2", "ord", 4650*ms, "succeeded")
+	b.op("t", "k1", "ord", 4800*ms, 4810*ms, 201, "ch_2") // the new epoch's replay
+	expectVerdicts(t, checker.Check(b.history()), map[string]checker.Verdict{})
+
+	b = kept()
+	b.op("t", "k1", "ord", 3500*ms, 3600*ms, 201, "ch_2") // forgotten: charged anew
+	b.charge("ch_2", "ord", 3550*ms, "succeeded")
+	b.op("t", "k1", "ord", 3800*ms, 3810*ms, 201, "ch_1") // and then the old charge again
+	if c, _ := checker.Check(b.history()).Find("M4"); c.Verdict != checker.Failed {
+		t.Errorf("M4 %s, want FAILED: the old charge replayed after the key was charged anew (%s)", c.Verdict, c.Note)
 	}
 }

@@ -36,7 +36,7 @@ const (
 var goldens = map[string]golden{
 	"clean_sequential.json": {verdict: checker.Pass, level: "L1"},
 	"clean_concurrent.json": {verdict: checker.Pass, level: "L2"},
-	// Crashes at all nine crash points, each seen to fire, each key
+	// Crashes at all ten crash points, each seen to fire, each key
 	// converging: L4 on its own.
 	"clean_crash_recovered.json": {verdict: checker.Pass, level: "L4"},
 	"clean_expiry.json":          {verdict: checker.Pass, level: "L0"}, // one tenant: M5 not exercised

@@ -61,6 +61,7 @@ var Table = []Point{
 	{"restart-redis", "store_restart", StoreRestartInHold, 500 * time.Millisecond, true, "redis"},        // Redis restarts (its append-only file kept) while the gateway holds a charge
 	{"restart-mysql", "store_restart", StoreRestartInHold, 2 * time.Second, true, "mysql"},               // MySQL restarts while the gateway holds a committed charge
 	{"kill-after-response", "kill", KillAfterAnswer, 500 * time.Millisecond, true, ""},                   // SIGKILL right after the server answered
+	{"drop-client-in-hang", "down", ClientLinkInHold, 200 * time.Millisecond, false, ""},                 // the client's link to the replica goes down while the gateway holds a committed charge
 }
 
 // Choreography is how the crash-window family plays a point's strike
@@ -93,6 +94,13 @@ const (
 	// KillAfterAnswer kills the replica right after it answered the
 	// first request, and restarts it.
 	KillAfterAnswer
+	// ClientLinkInHold takes the client's link to the replica down (the
+	// point's kind) while the gateway holds the charge: the client's
+	// request is cut (an indeterminate answer) and the server's request
+	// context cancelled while its handler still waits; then the charge is
+	// released, the handler finishes for a client that is gone, and the
+	// link comes back.
+	ClientLinkInHold
 )
 
 // For is the rows of Table a target with these stores has: every point

@@ -16,7 +16,7 @@ func TestTable_RowsAreWhole(t *testing.T) {
 			t.Errorf("row %+v: want a name seen once, a kind and a cost", p)
 		}
 		seen[p.Name] = true
-		if p.Choreography < crashwave.GatewayRule || p.Choreography > crashwave.KillAfterAnswer {
+		if p.Choreography < crashwave.GatewayRule || p.Choreography > crashwave.ClientLinkInHold {
 			t.Errorf("row %s: no choreography (%d)", p.Name, p.Choreography)
 		}
 		if store := p.Choreography == crashwave.StoreLink || p.Choreography == crashwave.StoreRestartInHold; store && p.Store == "" {

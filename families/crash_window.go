@@ -246,7 +246,7 @@ func strike(b *builder, point string, replica int, first scenarios.Send) {
 	at := func(s scenarios.Step) scenarios.Step { s.Point, s.Payment = point, first.Order; return s }
 	cp, _ := crashwave.Named(point)
 	switch cp.Choreography {
-	case crashwave.KillInHold, crashwave.PauseInHold, crashwave.StoreRestartInHold:
+	case crashwave.KillInHold, crashwave.PauseInHold, crashwave.StoreRestartInHold, crashwave.ClientLinkInHold:
 		strikeInHold(b, at, cp, r, first)
 	case crashwave.GatewayRule:
 		id := "gw_" + first.Order
@@ -274,8 +274,10 @@ func strike(b *builder, point string, replica int, first scenarios.Send) {
 
 // strikeInHold strikes while the gateway holds the payment's committed
 // charge (charge_then_hang): the replica is killed (and restarted once
-// the held answer is released into nothing), frozen and thawed, or its
-// store restarted, and then the charge is released.
+// the held answer is released into nothing), frozen and thawed, its
+// store restarted, or the client's link to it taken down (the client
+// sees its request cut, the server's handler finishes for a client that
+// is gone), and then the charge is released.
 func strikeInHold(b *builder, at func(scenarios.Step) scenarios.Step, cp crashwave.Point, r int, first scenarios.Send) {
 	hang := "hang_" + first.Order
 	async := first
@@ -301,6 +303,12 @@ func strikeInHold(b *builder, at func(scenarios.Step) scenarios.Step, cp crashwa
 		b.add(scenarios.Step{Release: first.Order})
 		b.add(scenarios.Step{Resume: &r})
 		b.wait(answered)
+	case crashwave.ClientLinkInHold:
+		id := "client_" + first.Order
+		b.add(at(scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: cp.Kind, Link: fmt.Sprintf("client->replica%d", r)}}))
+		b.wait(answered)
+		b.add(scenarios.Step{Release: first.Order})
+		b.heal(id)
 	}
 	b.heal(hang)
 }
