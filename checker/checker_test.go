@@ -755,7 +755,7 @@ func TestM4_AKeyKeptPastThePromise(t *testing.T) {
 		return b
 	}
 	b := kept()
-	b.replay("t", "k1", "ord", 3500*ms, 3510*ms, "ch_1") // kept: replayed
+	b.replay("t", "k1", "ord", 3500*ms, 3510*ms, "ch_1")  // kept: replayed
 	b.op("t", "k1", "ord", 4000*ms, 4100*ms, 201, "ch_2") // forgotten: charged anew
 	b.charge("ch_2", "ord", 4050*ms, "succeeded")
 	b.replay("t", "k1", "ord", 4200*ms, 4210*ms, "ch_2") // the new epoch's replay
