@@ -150,7 +150,10 @@
 //     money. Exercised only by failures to an equal request (a decline),
 //     not by a 422 or a keyless 400.
 //   - M4 consistent replay: within an epoch, all definitive answers to equal
-//     requests are one answer: one charge id, or one failure status.
+//     requests are one answer: one charge id, or one failure status. A
+//     server may keep a key past its promise: the previous epoch's answer,
+//     sent before the epoch's first other answer completed, is the
+//     server's previous epoch, not this one.
 //   - M5 tenant isolation: a 2xx never names a charge whose order (in the
 //     ledger or in the response) only other tenants sent, and no charge id
 //     is returned to two tenants. Exercised only when two tenants used the
