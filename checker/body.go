@@ -18,7 +18,10 @@ import (
 // decoded parameters sorted by name (parameter order and percent-encoding
 // do not matter; values compare exactly, USD is not usd). Forms are
 // cached by exact request: a run sends the same bytes many times.
-type canonicalizer map[string]string
+type canonicalizer map[canonKey]string
+
+// canonKey is what an op's canonical request depends on.
+type canonKey struct{ method, path, contentType, body string }
 
 // of returns op's canonical request. A body that does not parse compares
 // by its exact bytes (it can only equal itself); an empty body, which
@@ -30,7 +33,7 @@ func (c canonicalizer) of(op *history.Op) string {
 	if body == "" {
 		body = synthesize(op)
 	}
-	key := op.Method + " " + op.Path + "\x00" + op.ContentType + "\x00" + body
+	key := canonKey{op.Method, op.Path, op.ContentType, body}
 	if s, ok := c[key]; ok {
 		return s
 	}

@@ -38,6 +38,9 @@ func (ix *index) skewIn(target string, from, to time.Duration) time.Duration {
 // and any replica skewed near the promise's end (its sweeper) may have
 // forgotten the key that much early.
 func (ix *index) skewBand(e *epoch, o *opInfo) time.Duration {
+	if !ix.skewed {
+		return 0 // every skewIn below would be 0
+	}
 	replica := func(o *opInfo) string { return fmt.Sprintf("replica%d", o.Replica) }
 	first := e.ops[0]
 	return max(ix.skewIn(replica(o), o.Invoke, o.Complete),

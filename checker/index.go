@@ -11,13 +11,19 @@ import (
 
 // opInfo is one op with what the checker derived about it.
 type opInfo struct {
-	*history.Op
-	key   string    // the key a server reads (quotes removed)
-	keyed bool      // the request carried a valid key
-	canon string    // RFC 8785 body
-	ep    *epoch    // nil for a request without a valid key
-	equal bool      // body canonically equal to ep's reference body
-	made  []*charge // ledger charges (any status) this request triggered
+	*history.Op // the history's own op: the checker never writes to it
+	// Outcome and ChargeID stand for the op's own (they are read as
+	// o.Outcome and o.ChargeID): its outcome as judged (judgedOutcome)
+	// and the ledger charge its answer names (indexOps).
+	Outcome  history.Outcome
+	ChargeID string
+	pos      int       // its place in the history's ops
+	key      string    // the key a server reads (quotes removed)
+	keyed    bool      // the request carried a valid key
+	canon    string    // RFC 8785 body
+	ep       *epoch    // nil for a request without a valid key
+	equal    bool      // body canonically equal to ep's reference body
+	made     []*charge // ledger charges (any status) this request triggered
 	// edge is true for a request sent within the undecided band around its
 	// epoch's promise end (see markEdges).
 	edge bool
@@ -110,6 +116,7 @@ type index struct {
 	faults   []history.Fault // disruptive faults only, foreign ones included
 	own      []history.Fault // the faults the example injected itself (not Foreign)
 	crashes  []history.Fault // its own crash-class faults that fired
+	skewed   bool            // a fault measured a skew (skewIn is 0 without)
 	cov      Coverage
 }
 
@@ -120,6 +127,7 @@ func build(h *history.History) *index {
 		ix.promise = h.Policy.Promise()
 	}
 	ix.bandw = ix.band()
+	ix.skewed = slices.ContainsFunc(h.Faults, func(f history.Fault) bool { return f.Skew != 0 })
 	ix.indexOps(canonicalizer{}, history.ChargeIDsOf(h.Charges))
 	ix.indexLineages()
 	for _, l := range ix.lineages {
@@ -134,25 +142,22 @@ func build(h *history.History) *index {
 	return ix
 }
 
-// indexOps wraps a copy of every op (the checker never writes to the
-// history) with its server-side key and canonical body, reclassifies its
-// outcome (see judgedOutcome), and resolves the id its answer names to
-// the ledger charge (an answer naming a PaymentIntent names the charge its
+// indexOps wraps every op (the checker never writes to the history) with
+// its server-side key and canonical body, reclassifies its outcome (see
+// judgedOutcome), and resolves the id its answer names to the ledger
+// charge (an answer naming a PaymentIntent names the charge its
 // confirmation made), so every check judges that one money movement
 // whichever of its ids the server chose to show.
 func (ix *index) indexOps(canon canonicalizer, ids history.ChargeIDs) {
-	copies := slices.Clone(ix.h.Ops)
-	infos := make([]opInfo, len(copies))
+	infos := make([]opInfo, len(ix.h.Ops))
 	ix.ops = make([]*opInfo, len(infos))
-	for i := range copies {
-		op := &copies[i]
-		op.Outcome = judgedOutcome(op)
-		op.ChargeID = ids.Resolve(op.ChargeID)
+	for i := range ix.h.Ops {
+		op := &ix.h.Ops[i]
 		key, ok := serverKey(op)
-		infos[i] = opInfo{Op: op, key: key, keyed: ok, canon: canon.of(op)}
+		infos[i] = opInfo{Op: op, pos: i, Outcome: judgedOutcome(op), ChargeID: ids.Resolve(op.ChargeID), key: key, keyed: ok, canon: canon.of(op)}
 		ix.ops[i] = &infos[i]
 	}
-	slices.SortStableFunc(ix.ops, byInvoke)
+	slices.SortFunc(ix.ops, byInvoke)
 }
 
 // judgedOutcome is the outcome the checker judges an op by. A history
@@ -169,11 +174,13 @@ func judgedOutcome(op *history.Op) history.Outcome {
 	return op.Outcome
 }
 
+// byInvoke orders ops by invocation, then id, then place in the history:
+// a total order, so an unstable sort is as good as a stable one.
 func byInvoke(a, b *opInfo) int {
 	if c := cmp.Compare(a.Invoke, b.Invoke); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.ID, b.ID)
+	return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.pos, b.pos))
 }
 
 func (ix *index) indexLineages() {
@@ -205,20 +212,41 @@ func (ix *index) indexLineages() {
 // splitEpochs cuts l where a request was sent after the current epoch's
 // promise ran out (strictly after: a retry at exactly the promise is still
 // covered).
+//
+// An epoch's ops are a stretch of l.ops, and its equal ops all of them
+// when every one carried the reference body (the usual case): both share
+// l.ops' array, capped so that an append cannot write into it.
 func (ix *index) splitEpochs(l *lineage) {
 	var cur *epoch
-	for _, o := range l.ops {
+	from := 0
+	for i, o := range l.ops {
 		if cur == nil || (ix.promise > 0 && o.Invoke-cur.start > ix.promise) {
-			cur = &epoch{lin: l, seq: len(l.epochs), start: o.Invoke}
+			if cur != nil {
+				cur.ops = l.ops[from:i:i]
+			}
+			cur, from = &epoch{lin: l, seq: len(l.epochs), start: o.Invoke}, i
 			l.epochs = append(l.epochs, cur)
 		}
-		cur.ops = append(cur.ops, o)
 		o.ep = cur
+	}
+	if cur != nil {
+		cur.ops = l.ops[from:len(l.ops):len(l.ops)]
 	}
 	for _, e := range l.epochs {
 		e.ref = reference(stillBound(e))
+		n := 0
 		for _, o := range e.ops {
 			o.equal = o.canon == e.ref.canon
+			if o.equal {
+				n++
+			}
+		}
+		if n == len(e.ops) {
+			e.eq = e.ops
+			continue
+		}
+		e.eq = make([]*opInfo, 0, n)
+		for _, o := range e.ops {
 			if o.equal {
 				e.eq = append(e.eq, o)
 			}

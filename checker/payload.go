@@ -79,10 +79,13 @@ func bodyHeld(e *epoch, first, o *opInfo) bool {
 // firstAnswer returns the first definitive answer (by completion) to a
 // request of e carrying the reference body, or nil.
 func firstAnswer(e *epoch) *opInfo {
-	if defs := definitives(e.equalOps()); len(defs) > 0 {
-		return defs[0]
+	var first *opInfo // the first of definitives(e.equalOps()), without the copy
+	for _, o := range e.equalOps() {
+		if o.definitive() && (first == nil || o.Complete < first.Complete) {
+			first = o
+		}
 	}
-	return nil
+	return first
 }
 
 // accepted returns how a different-body request o was accepted, or "".
