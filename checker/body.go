@@ -49,6 +49,9 @@ func canonical(contentType, body string) string {
 	if mt, _, _ := mime.ParseMediaType(contentType); mt == "application/x-www-form-urlencoded" {
 		return canonicalForm(body)
 	}
+	if alreadyCanonical(body) {
+		return body
+	}
 	out, err := jcs.Transform([]byte(body))
 	if err != nil {
 		return "\x00raw:" + body
