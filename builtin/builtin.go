@@ -233,6 +233,8 @@ var Members = []Member{
 	{Name: "lost-reclaim-409", Kind: "broken", Bug: "sweeps a key a request meets past its window, then reads it back; a request whose key vanished re-claims it, and when that re-claim loses answers 409 in progress at once, without reading what the winner left",
 		Incident: "safe, but a duplicate that lost the race for a swept key is told at once that its own request is still in progress", Family: "late-retry", Expect: []string{"R3"}, Verdict: "NON-STRICT",
 		Policy: &lostReclaimPolicy, Flags: []string{"--tombstone-ttl=" + lostReclaimPolicy.RetryWindow.String()}},
+	{Name: "store-if-delivered", Kind: "broken", Bug: "deletes a key whose answer could not be delivered (the client's connection gone when the charge finished), so the client's retry charges again",
+		Incident: "the client's connection drops while the gateway charges; the answer is lost, the key forgotten, and the retry charges again", Family: "crash-window", Expect: []string{"M1"}, Verdict: "FAILED"},
 
 	{Name: "opaque-keys", Kind: "garden", Bug: "none: the key header is opaque, so the quoted form is a different key (as at Stripe)", Family: "protocol"},
 	{Name: "in-flight-429", Kind: "garden", Bug: "none: a duplicate in flight is answered 429 with Retry-After instead of 409", Family: "concurrent-duplicates"},

@@ -42,7 +42,7 @@ var variants = []Variant{
 	redisLastWriterWins, redisReadBackLock, redisSetexClaim, replayAs409, lockWait500,
 	leaseIsRetention, failureExpiresWithLock, releaseNon2xx, timeInGatewayKey, releaseWrongKey,
 	tzNaiveExpiry, lookAlikeKey, routeTemplateKey, anonymousNamespace,
-	keyBeforeAuth, resendAfter5xx, adyenLongKey, orgScopedKeys, lostReclaim409,
+	keyBeforeAuth, resendAfter5xx, adyenLongKey, orgScopedKeys, lostReclaim409, storeIfDelivered,
 }
 
 // Lookup finds a variant by name; an unknown name's error lists the valid ones.
