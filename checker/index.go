@@ -27,6 +27,9 @@ type opInfo struct {
 	// edge is true for a request sent within the undecided band around its
 	// epoch's promise end (see markEdges).
 	edge bool
+	// carried is true for a request the server answered from its key's
+	// previous epoch, kept past the promise (see carry).
+	carried bool
 }
 
 // definitive reports whether the client got an answer it acts on.
@@ -232,12 +235,15 @@ func (ix *index) splitEpochs(l *lineage) {
 	if cur != nil {
 		cur.ops = l.ops[from:len(l.ops):len(l.ops)]
 	}
-	for _, e := range l.epochs {
+	for i, e := range l.epochs {
+		if i > 0 {
+			carry(l.epochs[i-1], e)
+		}
 		e.ref = reference(stillBound(e))
 		n := 0
 		for _, o := range e.ops {
 			o.equal = o.canon == e.ref.canon
-			if o.equal {
+			if o.equal && !o.carried {
 				n++
 			}
 		}
@@ -247,7 +253,7 @@ func (ix *index) splitEpochs(l *lineage) {
 		}
 		e.eq = make([]*opInfo, 0, n)
 		for _, o := range e.ops {
-			if o.equal {
+			if o.equal && !o.carried {
 				e.eq = append(e.eq, o)
 			}
 		}
@@ -265,16 +271,23 @@ func (ix *index) splitEpochs(l *lineage) {
 // past the promise and replayed the original body's charge to a retry,
 // or that forgot the key, refused an invalid body and then charged a
 // valid one anew, is not judged as if the refused body were the key's.
+//
+// A request the server answered from the key's previous epoch (carried,
+// see carry) binds nothing in this one either.
 func stillBound(e *epoch) []*opInfo {
 	if e.seq == 0 {
 		return e.ops
 	}
-	for i, o := range e.ops {
+	ops := e.ops
+	if slices.ContainsFunc(ops, func(o *opInfo) bool { return o.carried }) {
+		ops = slices.DeleteFunc(slices.Clone(ops), func(o *opInfo) bool { return o.carried })
+	}
+	for i, o := range ops {
 		if o.Outcome != history.Fail || (o.Status != 400 && o.Status != 422) {
-			return e.ops[i:]
+			return ops[i:]
 		}
 	}
-	return e.ops
+	return ops
 }
 
 // reference picks the request whose body the server took as the key's

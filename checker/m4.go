@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/idemcheck/idemcheck/history"
 )
@@ -20,7 +19,7 @@ func (ix *index) m4() CheckResult {
 	n, replayed := 0, 0
 	var edge []string
 	for _, e := range ix.eps {
-		defs := notCarried(e, definitives(e.equalOps()))
+		defs := definitives(e.equalOps())
 		n += len(defs)
 		if len(defs) > 1 {
 			replayed++
@@ -36,53 +35,6 @@ func (ix *index) m4() CheckResult {
 	c.Exercised = c.Exercised || replayed > 0
 	c.Note = notes(fmt.Sprintf("judged %d definitive answers; %d key epochs answered more than once", n, replayed), ix.undecided(&c, edge))
 	return c
-}
-
-// notCarried drops from defs, the definitive answers of epoch e in
-// completion order, those the server may have given from the key's
-// previous epoch: a promise is how long a server keeps a key at least,
-// and one that keeps it longer (a lazy sweep, a TTL longer than the one
-// declared) replays the previous epoch's answer past the promise, then
-// forgets the key and answers anew. The checker's epoch opens at the
-// first request past the promise, the server's at the first request it
-// took after forgetting the key, which was sent before any request
-// answered anew was answered. So an answer equal to the previous epoch's
-// one (for the same body) and sent before the first request that got
-// another answer completed is the server's previous epoch, not this one
-// (a reference server keeping keys 4s under a declared 2s was judged M4
-// FAILED on exactly that). Sent later, it is judged as before: a server
-// that answered anew and then went back to the old answer is
-// inconsistent.
-func notCarried(e *epoch, defs []*opInfo) []*opInfo {
-	if e.seq == 0 || len(defs) < 2 {
-		return defs
-	}
-	prev := e.lin.epochs[e.seq-1]
-	if prev.ref == nil || e.ref == nil || prev.ref.canon != e.ref.canon {
-		return defs
-	}
-	olds := distinctAnswers(definitives(prev.equalOps()))
-	if len(olds) != 1 {
-		return defs
-	}
-	old := sameAnswer(olds[0])
-	opened := time.Duration(-1) // the earliest completion of an answer anew
-	for _, o := range defs {
-		if sameAnswer(o) != old && (opened < 0 || o.Complete < opened) {
-			opened = o.Complete
-		}
-	}
-	if opened < 0 {
-		return defs
-	}
-	var out []*opInfo
-	for _, o := range defs {
-		if sameAnswer(o) == old && o.Invoke < opened {
-			continue
-		}
-		out = append(out, o)
-	}
-	return out
 }
 
 // definitives returns the definitive answers among ops, in completion order.

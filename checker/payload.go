@@ -20,7 +20,7 @@ func (ix *index) p1() CheckResult {
 	for _, e := range ix.eps {
 		first := firstAnswer(e)
 		for _, o := range e.ops {
-			if o.equal {
+			if o.equal || o.carried {
 				continue
 			}
 			n++

@@ -63,7 +63,7 @@ func (ix *index) r2() CheckResult {
 	for _, e := range ix.eps {
 		first := firstAnswer(e)
 		for _, o := range e.ops {
-			if o.equal || !o.definitive() {
+			if o.equal || o.carried || !o.definitive() {
 				continue
 			}
 			n++
