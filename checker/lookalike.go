@@ -38,30 +38,47 @@ func (ix *index) lookAlikes() (pairs, charged int) {
 // by counting rather than listing them: a history's cost stays linear
 // even when thousands of its orders have one price.
 func countPairs(group []*order) (pairs, charged int) {
-	pairs = choose2(len(group)) - sameKey(group, func(*order) string { return "" })
+	none := func(*order) string { return "" }
+	pairs = choose2(len(group)) - sameKey(group, none)
 	var once []*order
 	for _, o := range group {
-		if len(o.succeeded()) == 1 {
+		if onlyCharge(o) != nil {
 			once = append(once, o)
 		}
 	}
-	charge := func(o *order) string { return o.succeeded()[0].ID }
+	charge := func(o *order) string { return onlyCharge(o).ID }
 	// Pairs of once-charged orders under different keys and different
 	// charges: all, less those sharing a key or a charge, plus those
 	// sharing both (counted twice).
-	charged = choose2(len(once)) - sameKey(once, func(*order) string { return "" }) - sameOf(once, charge) + sameKey(once, charge)
+	charged = choose2(len(once)) - sameKey(once, none) - sameOf(once, charge) + sameKey(once, charge)
 	return pairs, charged
+}
+
+// onlyCharge returns o's one succeeded charge, or nil when it has none or
+// more than one (o.succeeded, without the slice).
+func onlyCharge(o *order) *charge {
+	var only *charge
+	for _, c := range o.charges {
+		if c.Succeeded() {
+			if only != nil {
+				return nil
+			}
+			only = c
+		}
+	}
+	return only
 }
 
 // sameKey counts the pairs of orders whose first request has the same
 // key and the same also(order).
 func sameKey(orders []*order, also func(*order) string) int {
-	return sameOf(orders, func(o *order) string { return o.ops[0].key + "\x00" + also(o) })
+	type keyAnd struct{ key, also string }
+	return sameOf(orders, func(o *order) keyAnd { return keyAnd{o.ops[0].key, also(o)} })
 }
 
 // sameOf counts the pairs of orders with the same of(order).
-func sameOf(orders []*order, of func(*order) string) int {
-	n := map[string]int{}
+func sameOf[K comparable](orders []*order, of func(*order) K) int {
+	n := make(map[K]int, len(orders))
 	for _, o := range orders {
 		n[of(o)]++
 	}
