@@ -82,6 +82,11 @@
 // In a later epoch, requests refused with 400 (invalid) or 422 (a server
 // that still keeps the key refusing a different body) before any other
 // answer bind nothing: the reference is the first body not so refused.
+// A promise is a floor, and a server may keep a key longer: a request of
+// a later epoch answered from the previous one (its answer to the same
+// body, or a 422 to another) and sent before the epoch's first answer
+// anew completed is carried (carried.go): the server's previous epoch,
+// not judged as this one's and binding no reference body.
 // Requests carrying the reference body (canonically) are the epoch's
 // "equal" requests; the others are "mutated".
 //
@@ -150,10 +155,7 @@
 //     money. Exercised only by failures to an equal request (a decline),
 //     not by a 422 or a keyless 400.
 //   - M4 consistent replay: within an epoch, all definitive answers to equal
-//     requests are one answer: one charge id, or one failure status. A
-//     server may keep a key past its promise: the previous epoch's answer,
-//     sent before the epoch's first other answer completed, is the
-//     server's previous epoch, not this one.
+//     requests are one answer: one charge id, or one failure status.
 //   - M5 tenant isolation: a 2xx never names a charge whose order (in the
 //     ledger or in the response) only other tenants sent, and no charge id
 //     is returned to two tenants. Exercised only when two tenants used the
