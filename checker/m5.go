@@ -18,8 +18,8 @@ func (ix *index) m5() CheckResult {
 	c := newCheck("M5")
 	owners := ix.orderTenants()
 	reported := map[int]bool{}
-	var ids []string
-	receivers := map[string][]*opInfo{}
+	at := make(map[string]int, len(ix.charges)) // a charge id's place in got
+	var got []received
 	for _, o := range ix.ops {
 		if o.Outcome != history.OK || o.ChargeID == "" {
 			continue
@@ -30,11 +30,19 @@ func (ix *index) m5() CheckResult {
 			c.flag(Failed, v)
 			reported[o.ID] = true
 		}
-		ids, receivers[o.ChargeID] = addReceiver(ids, receivers[o.ChargeID], o)
+		if i, ok := at[o.ChargeID]; ok {
+			got[i].add(o)
+		} else {
+			at[o.ChargeID] = len(got)
+			got = append(got, received{first: o})
+		}
 	}
-	for _, id := range ids {
-		if rs := receivers[id]; len(rs) > 1 && !anyReported(rs, reported) {
-			c.flag(Failed, shared(id, rs))
+	for _, r := range got {
+		if len(r.more) == 0 {
+			continue // one tenant got the charge
+		}
+		if rs := append([]*opInfo{r.first}, r.more...); !anyReported(rs, reported) {
+			c.flag(Failed, shared(r.first.ChargeID, rs))
 		}
 	}
 	c.Exercised = c.Exercised || ix.cov.CrossTenantKeys > 0
@@ -49,13 +57,29 @@ func (ix *index) m5Note() string {
 	return fmt.Sprintf("judged %d tenants; %d key(s) used by more than one tenant", ix.cov.Tenants, ix.cov.CrossTenantKeys)
 }
 
-// orderTenants maps every order to the tenants that sent it.
+// orderTenants maps every order to the tenants that sent it, in the
+// order of their first requests. An order one tenant sent shares that
+// tenant's one-element list with the tenant's other such orders: the
+// lists are only read.
 func (ix *index) orderTenants() map[string][]string {
-	m := map[string][]string{}
-	for _, o := range ix.ops {
-		if !slices.Contains(m[o.Order], o.Tenant) {
-			m[o.Order] = append(m[o.Order], o.Tenant)
+	m := make(map[string][]string, len(ix.orders))
+	alone := map[string][]string{}
+	for _, ord := range ix.orders {
+		t := ord.ops[0].Tenant
+		if !slices.ContainsFunc(ord.ops, func(o *opInfo) bool { return o.Tenant != t }) {
+			if alone[t] == nil {
+				alone[t] = []string{t}
+			}
+			m[ord.id] = alone[t]
+			continue
 		}
+		var ts []string
+		for _, o := range ord.ops {
+			if !slices.Contains(ts, o.Tenant) {
+				ts = append(ts, o.Tenant)
+			}
+		}
+		m[ord.id] = ts
 	}
 	return m
 }
@@ -76,18 +100,18 @@ func (ix *index) leak(o *opInfo, owners map[string][]string) string {
 	return ""
 }
 
-// addReceiver records o as a receiver of its charge id, once per tenant,
-// keeping ids in first-seen order.
-func addReceiver(ids []string, rs []*opInfo, o *opInfo) ([]string, []*opInfo) {
-	if len(rs) == 0 {
-		ids = append(ids, o.ChargeID)
+// received is the receivers of one charge id: its first, and the first
+// of each other tenant (the charge returned to two tenants).
+type received struct {
+	first *opInfo
+	more  []*opInfo
+}
+
+// add records o as a receiver of the charge, once per tenant.
+func (r *received) add(o *opInfo) {
+	if r.first.Tenant != o.Tenant && !slices.ContainsFunc(r.more, func(p *opInfo) bool { return p.Tenant == o.Tenant }) {
+		r.more = append(r.more, o)
 	}
-	for _, r := range rs {
-		if r.Tenant == o.Tenant {
-			return ids, rs
-		}
-	}
-	return ids, append(rs, o)
 }
 
 func anyReported(rs []*opInfo, reported map[int]bool) bool {
