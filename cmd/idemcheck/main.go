@@ -57,6 +57,7 @@ func usageErr(format string, args ...any) error {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	servePprof(os.Stderr)
+	limitMemory()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(report(err, os.Stderr))
