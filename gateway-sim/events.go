@@ -80,12 +80,20 @@ func (l *eventLog) forgetBefore(t time.Time) {
 	if l.retain <= 0 {
 		return
 	}
-	n := 0
-	for n < len(l.events) && l.events[n].Time.Before(t) {
-		n++
-	}
+	n := EventsBefore(l.events, t)
 	clear(l.events[:n])
 	l.events = l.events[n:]
+}
+
+// EventsBefore is how many of events, in Seq order, happened before t:
+// what a retention forgets first (Sim.ForgetAfter, and a harness's copy
+// of the stream the same way).
+func EventsBefore(events []Event, t time.Time) int {
+	n := 0
+	for n < len(events) && events[n].Time.Before(t) {
+		n++
+	}
+	return n
 }
 
 // subscribe registers a subscriber whose queue starts with the retained

@@ -2,7 +2,6 @@ package gatewaysim_test
 
 import (
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,15 +14,11 @@ import (
 // without one, everything is kept.
 func TestForgetAfter_OldChargesAndEvents(t *testing.T) {
 	for _, retain := range []time.Duration{0, time.Minute} {
-		var mu sync.Mutex
-		now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
-		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-		withSim(t, gatewaysim.Config{Now: clock}, func(e *env) {
+		clock := gatewaysim.NewManualClock(time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC))
+		withSim(t, gatewaysim.Config{Now: clock.Now}, func(e *env) {
 			e.sim.ForgetAfter(retain)
 			old := e.charge("key-old", "ord_old", 1000).chargeID()
-			mu.Lock()
-			now = now.Add(2 * time.Minute)
-			mu.Unlock()
+			clock.Advance(2 * time.Minute)
 			e.charge("key-new", "ord_new", 1000)
 			kept := retain == 0
 			if got := e.request(http.MethodGet, "/v1/charges/"+old, apiKey, "", "").status; (got == http.StatusOK) != kept {

@@ -2,33 +2,14 @@ package gatewaysim_test
 
 import (
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
 	gatewaysim "github.com/idemcheck/idemcheck/gateway-sim"
 )
 
-// fakeClock is a settable clock for TTL tests.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 func TestIdempotency_KeyExpiresAfterTTL(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := gatewaysim.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	withSim(t, gatewaysim.Config{IdempotencyTTL: time.Hour, Now: clock.Now}, func(e *env) {
 		first := e.charge("kt", "ord_t", 100).chargeID()
 		clock.Advance(time.Hour - time.Nanosecond)
@@ -50,7 +31,7 @@ func TestIdempotency_KeyExpiresAfterTTL(t *testing.T) {
 }
 
 func TestIdempotency_ExpiredKeyMayCarryOtherParams(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
+	clock := gatewaysim.NewManualClock(time.Unix(1_700_000_000, 0))
 	withSim(t, gatewaysim.Config{IdempotencyTTL: time.Minute, Now: clock.Now}, func(e *env) {
 		e.charge("kx", "ord_x1", 100)
 		clock.Advance(2 * time.Minute)

@@ -17,7 +17,7 @@ import (
 // key at the lifetime, whatever is kept beside it.
 func TestKeepKeys_EachKeyOnItsOwnClock(t *testing.T) {
 	const ttl = time.Second
-	clock := &fakeClock{now: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}
+	clock := gatewaysim.NewManualClock(time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC))
 	withSim(t, gatewaysim.Config{IdempotencyTTL: ttl, Now: clock.Now}, func(e *env) {
 		struck := e.charge("k-struck", "ord_ex1_a", 100).chargeID()
 		answered := e.charge("k-answered", "ord_ex2_a", 100).chargeID()
@@ -60,7 +60,7 @@ func TestKeepKeys_EachKeyOnItsOwnClock(t *testing.T) {
 // A record past KeepHorizon is gone: a keep that comes later revives
 // nothing.
 func TestKeepKeys_NotPastTheHorizon(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}
+	clock := gatewaysim.NewManualClock(time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC))
 	withSim(t, gatewaysim.Config{IdempotencyTTL: time.Second, Now: clock.Now}, func(e *env) {
 		first := e.charge("k-old", "ord_ex5_a", 100).chargeID()
 		clock.Advance(gatewaysim.KeepHorizon)
@@ -77,7 +77,7 @@ func TestKeepKeys_NotPastTheHorizon(t *testing.T) {
 // A key in flight is never forgotten: its request has not been answered
 // (a duplicate gets 409). Once answered past its lifetime, it is.
 func TestKeepKeys_InFlightIsNotForgotten(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}
+	clock := gatewaysim.NewManualClock(time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC))
 	withSim(t, gatewaysim.Config{IdempotencyTTL: time.Second, Now: clock.Now}, func(e *env) {
 		e.sim.AddFault(gatewaysim.Fault{Kind: gatewaysim.Latency, Latency: 300 * time.Millisecond, Match: gatewaysim.Match{OrderID: "ord_fl"}, Times: 1})
 		done := make(chan reply, 1)
@@ -109,7 +109,7 @@ func TestKeepKeys_RefusesBadInput(t *testing.T) {
 // and a body that names no orders, or a field it does not have, is 400
 // invalid_keep_keys saying what was expected.
 func TestKeepKeys_OverTheControlAPI(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}
+	clock := gatewaysim.NewManualClock(time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC))
 	withSim(t, gatewaysim.Config{IdempotencyTTL: time.Second, Now: clock.Now}, func(e *env) {
 		first := e.charge("k-api", "ord_ex7_a", 100).chargeID()
 		if err := gatewaysim.NewClient(e.ctl.URL).KeepKeys(t.Context(), gatewaysim.KeepKeys{Prefix: "ord_ex7_"}); err != nil {

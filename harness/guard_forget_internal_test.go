@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,9 +15,8 @@ import (
 // still reaches an in-process gateway's retention (a wrapper that drops
 // it let a soak's gateway keep every charge and event).
 func TestGuardedController_ForwardsForgetAfter(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
-	sim := gatewaysim.New(gatewaysim.Config{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
+	clock := gatewaysim.NewManualClock(time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC))
+	sim := gatewaysim.New(gatewaysim.Config{Now: clock.Now})
 	srv := httptest.NewServer(sim.Handler())
 	t.Cleanup(func() { srv.Close(); sim.Close() })
 	var ctl gatewaysim.Controller = &guardedController{Controller: gatewaysim.Local(sim)}
@@ -39,9 +37,7 @@ func TestGuardedController_ForwardsForgetAfter(t *testing.T) {
 		resp.Body.Close()
 	}
 	charge("ord_old")
-	mu.Lock()
-	now = now.Add(2 * time.Minute)
-	mu.Unlock()
+	clock.Advance(2 * time.Minute)
 	charge("ord_new")
 	if got := sim.Ledger(); len(got) != 1 || got[0].OrderID != "ord_new" {
 		t.Errorf("the gateway keeps %d charges, want only the new one", len(got))

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,25 +31,10 @@ func TestMain(m *testing.M) {
 }
 
 // fakeClock is the injected clock: stored times, leases and expiry follow it.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+type fakeClock = gatewaysim.ManualClock
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+	return gatewaysim.NewManualClock(time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC))
 }
 
 // env is one test's world: a fresh database, an in-process gateway

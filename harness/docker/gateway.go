@@ -15,12 +15,18 @@ import (
 // control API. One SSE stream follows every event into a local log; a
 // subscriber is a cursor into that log, so it never blocks the stream and
 // never drops an event (the unbounded queue the in-process Sim also has).
+// With a retention (ForgetAfter) the log forgets an event that long after
+// it happened, as the Sim forgets its own, once every subscriber has
+// taken it.
 type gatewayCtl struct {
 	c   *gatewaysim.Client
 	log *slog.Logger
 
 	mu      sync.Mutex
-	events  []gatewaysim.Event
+	events  []gatewaysim.Event // the log, from its base-th event on
+	base    int                // events forgotten from the front
+	retain  time.Duration      // 0: forget nothing
+	cursors map[*cursor]struct{}
 	changed chan struct{} // closed and replaced when events grows or the log ends
 	ended   bool
 
@@ -35,7 +41,7 @@ const controlTimeout = 10 * time.Second
 
 func newGatewayCtl(c *gatewaysim.Client, log *slog.Logger) *gatewayCtl {
 	ctx, cancel := context.WithCancel(context.Background())
-	g := &gatewayCtl{c: c, log: log, changed: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	g := &gatewayCtl{c: c, log: log, cursors: map[*cursor]struct{}{}, changed: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
 	go g.follow(ctx)
 	return g
 }
@@ -77,8 +83,28 @@ func (g *gatewayCtl) append(ev gatewaysim.Event) {
 		return // replayed after a reconnect
 	}
 	g.events = append(g.events, ev)
+	g.forgetLocked(ev.Time)
 	close(g.changed)
 	g.changed = make(chan struct{})
+}
+
+// cursor is a subscriber's place in the log: the number of the next
+// event it takes, counting every event the log ever held.
+type cursor struct{ i int }
+
+// forgetLocked drops the events that happened more than the retention
+// before now and that every subscriber has taken; g.mu held.
+func (g *gatewayCtl) forgetLocked(now time.Time) {
+	if g.retain <= 0 {
+		return
+	}
+	n := gatewaysim.EventsBefore(g.events, now.Add(-g.retain))
+	for c := range g.cursors {
+		n = min(n, c.i-g.base)
+	}
+	clear(g.events[:n])
+	g.events = g.events[n:]
+	g.base += n
 }
 
 func (g *gatewayCtl) end() {
@@ -89,24 +115,36 @@ func (g *gatewayCtl) end() {
 	g.changed = make(chan struct{})
 }
 
-// next returns event i, or a channel that is closed when there may be one.
-func (g *gatewayCtl) next(i int) (ev gatewaysim.Event, ok bool, wait <-chan struct{}, ended bool) {
+// next takes c's next event, or returns a channel that is closed when
+// there may be one.
+func (g *gatewayCtl) next(c *cursor) (ev gatewaysim.Event, ok bool, wait <-chan struct{}, ended bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if i < len(g.events) {
+	if i := c.i - g.base; i < len(g.events) {
+		c.i++
 		return g.events[i], true, nil, false
 	}
 	return gatewaysim.Event{}, false, g.changed, g.ended
 }
 
 // SubscribeSince delivers every event with a Seq above since, from the
-// local log, until the returned cancel is called; then the channel closes.
+// local log (what a retention has not forgotten), until the returned
+// cancel is called; then the channel closes.
 func (g *gatewayCtl) SubscribeSince(since int64) (<-chan gatewaysim.Event, func()) {
 	out, stop := make(chan gatewaysim.Event), make(chan struct{})
+	g.mu.Lock()
+	c := &cursor{i: g.base}
+	g.cursors[c] = struct{}{}
+	g.mu.Unlock()
 	go func() {
 		defer close(out)
-		for i := 0; ; {
-			ev, ok, wait, ended := g.next(i)
+		defer func() {
+			g.mu.Lock()
+			delete(g.cursors, c)
+			g.mu.Unlock()
+		}()
+		for {
+			ev, ok, wait, ended := g.next(c)
 			if !ok {
 				if ended {
 					return
@@ -118,7 +156,6 @@ func (g *gatewayCtl) SubscribeSince(since int64) (<-chan gatewaysim.Event, func(
 					return
 				}
 			}
-			i++
 			if ev.Seq <= since {
 				continue
 			}
@@ -203,10 +240,13 @@ func (g *gatewayCtl) KeepKeys(ctx context.Context, k gatewaysim.KeepKeys) error 
 }
 
 // ForgetAfter passes a soak's retention on to the container (POST
-// /_sim/forget), as the ledger does to an in-process gateway. A call
-// that fails is logged: the gateway then keeps everything, as before,
-// which costs the container memory, not a verdict.
+// /_sim/forget), as the ledger does to an in-process gateway, and keeps
+// the local log to it too. A call that fails is logged: the container
+// then keeps everything, as before, which costs memory, not a verdict.
 func (g *gatewayCtl) ForgetAfter(d time.Duration) {
+	g.mu.Lock()
+	g.retain = max(d, 0)
+	g.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
 	defer cancel()
 	if err := g.c.ForgetAfter(ctx, d); err != nil {
