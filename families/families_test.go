@@ -410,6 +410,36 @@ func TestCrashWave_EveryPointStrikesWithItsKind(t *testing.T) {
 	}
 }
 
+// TestCrashWave_ClientLinkCutInsideTheHold: drop-client-in-hang takes
+// the client's link to the payment's own replica down only once the
+// gateway holds the charge, waits for the client's request to be cut
+// before the charge is released, and heals the link after the release:
+// the handler must finish for a client that is gone.
+func TestCrashWave_ClientLinkCutInsideTheHold(t *testing.T) {
+	steps := families.CrashWave([]families.CrashPayment{{Point: "drop-client-in-hang", Replica: 1}}).Steps
+	at := map[string]int{}
+	for i, s := range steps {
+		switch {
+		case s.Wait != nil && s.Wait.Hold != "":
+			at["hold"] = i
+		case s.Fault != nil && s.Fault.Link == "client->replica1" && s.Fault.Kind == "down" && s.Point == "drop-client-in-hang":
+			at["down"] = i
+		case s.Wait != nil && slices.Equal(s.Wait.Responses, []string{"first0"}):
+			at["cut"] = i
+		case s.Release != "":
+			at["release"] = i
+		case s.Heal != "" && at["down"] > 0 && steps[at["down"]].Fault.ID == s.Heal:
+			at["heal"] = i
+		}
+	}
+	order := []string{"hold", "down", "cut", "release", "heal"}
+	for i := 1; i < len(order); i++ {
+		if at[order[i-1]] == 0 || at[order[i-1]] >= at[order[i]] {
+			t.Fatalf("steps %v: want %v in that order\n%v", at, order, steps)
+		}
+	}
+}
+
 // TestCrashWindow_StrikesOnlyTheStoresTheTargetHas: a target with keys in
 // memory gets no store fault (no "no such link: replica0->postgres"); a
 // target on Redis gets its link cut and Redis restarted, and nothing of
