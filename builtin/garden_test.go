@@ -60,7 +60,7 @@ func certifyNeverFails(t *testing.T, m builtin.Member, dir string, seed uint64, 
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), budget+2*time.Minute)
 	defer cancel()
-	rep, err := certify.Run(ctx, tg, certify.Options{Families: families.MustSelect(fams...), Seed: seed, Budget: budget})
+	rep, err := certify.Run(ctx, tg, certify.Options{Families: families.MustSelect(fams...), Seed: seed, Budget: budget, BudgetFromReady: true})
 	if err != nil {
 		t.Fatalf("certify %s: %v", m.Name, err)
 	}
