@@ -282,7 +282,10 @@ func printSummary(w io.Writer, rep *reports.Report, paths reports.Paths, errPrin
 			continue
 		}
 		shown[v.Invariant+v.Family] = true
-		fmt.Fprintf(w, "  %s: %s\n    replay: %s\n", v.Invariant, v.Explanation, v.Replay)
+		fmt.Fprintf(w, "  %s: %s\n", v.Invariant, v.Explanation)
+		if v.Replay != "" { // a run-wide finding (A1, T1) has no example to replay
+			fmt.Fprintf(w, "    replay: %s\n", v.Replay)
+		}
 	}
 	switch {
 	case rep.Interrupted != "" && errPrinted:
