@@ -78,7 +78,7 @@ func (ix *index) tenants() int {
 // the traffic that probes tenant isolation. Requests without a bearer
 // token (tenant "") belong to no tenant and do not count.
 func (ix *index) crossTenantKeys() []string {
-	first := map[string]string{}
+	first := make(map[string]string, len(ix.lineages))
 	shared := map[string]bool{}
 	var keys []string
 	for _, l := range ix.lineages {

@@ -125,7 +125,7 @@ type index struct {
 
 // build partitions h. It does no I/O and reads no clock.
 func build(h *history.History) *index {
-	ix := &index{h: h, pol: h.Policy, byOrder: map[string]*order{}, charges: map[string]*charge{}}
+	ix := &index{h: h, pol: h.Policy, byOrder: map[string]*order{}, charges: make(map[string]*charge, len(h.Charges))}
 	if h.Policy.TTL > 0 {
 		ix.promise = h.Policy.Promise()
 	}
@@ -368,11 +368,13 @@ func (ix *index) indexCharges() {
 // double charge needs two ids, so records sharing an id are one charge,
 // made at the earliest time recorded, in the state of the last record.
 func (ix *index) dedupCharges() []*charge {
-	var ledger []*charge
-	for _, rec := range ix.h.Charges {
+	ledger := make([]*charge, 0, len(ix.h.Charges))
+	slab := make([]charge, len(ix.h.Charges)) // one allocation for them all
+	for i, rec := range ix.h.Charges {
 		c := ix.charges[rec.ID]
 		if c == nil {
-			c = &charge{Charge: rec}
+			c = &slab[i]
+			c.Charge = rec
 			ix.charges[rec.ID] = c
 			ledger = append(ledger, c)
 			continue
