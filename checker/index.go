@@ -153,14 +153,32 @@ func build(h *history.History) *index {
 // whichever of its ids the server chose to show.
 func (ix *index) indexOps(canon canonicalizer, ids history.ChargeIDs) {
 	infos := make([]opInfo, len(ix.h.Ops))
-	ix.ops = make([]*opInfo, len(infos))
+	// byInvoke's order, sorted on copies of what it compares: no pointer
+	// followed per comparison.
+	type place struct {
+		invoke  time.Duration
+		id, pos int
+	}
+	places := make([]place, len(infos))
 	for i := range ix.h.Ops {
 		op := &ix.h.Ops[i]
 		key, ok := serverKey(op)
 		infos[i] = opInfo{Op: op, pos: i, Outcome: judgedOutcome(op), ChargeID: ids.Resolve(op.ChargeID), key: key, keyed: ok, canon: canon.of(op)}
-		ix.ops[i] = &infos[i]
+		places[i] = place{op.Invoke, op.ID, i}
 	}
-	slices.SortFunc(ix.ops, byInvoke)
+	slices.SortFunc(places, func(a, b place) int {
+		if a.invoke != b.invoke {
+			return cmp.Compare(a.invoke, b.invoke)
+		}
+		if a.id != b.id {
+			return cmp.Compare(a.id, b.id)
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	ix.ops = make([]*opInfo, len(infos))
+	for i, p := range places {
+		ix.ops[i] = &infos[p.pos]
+	}
 }
 
 // judgedOutcome is the outcome the checker judges an op by. A history
