@@ -39,13 +39,25 @@ func (ix *index) m4() CheckResult {
 
 // definitives returns the definitive answers among ops, in completion order.
 func definitives(ops []*opInfo) []*opInfo {
-	var out []*opInfo
+	n := 0
+	for _, o := range ops {
+		if o.definitive() {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]*opInfo, 0, n)
 	for _, o := range ops {
 		if o.definitive() {
 			out = append(out, o)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *opInfo) int { return cmp.Compare(a.Complete, b.Complete) })
+	byComplete := func(a, b *opInfo) int { return cmp.Compare(a.Complete, b.Complete) }
+	if !slices.IsSortedFunc(out, byComplete) { // sorted already, the stable sort would leave it
+		slices.SortStableFunc(out, byComplete)
+	}
 	return out
 }
 
