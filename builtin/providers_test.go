@@ -2,7 +2,6 @@ package builtin_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/builtin"
@@ -20,29 +19,33 @@ import (
 // certified beside it. Seeds as the zoo's (see seeds).
 func TestProviders_NeverFailElsewhere(t *testing.T) {
 	dir := withBinaries(t)
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-18s %-9s %-5s %-8s %s\n", "member", "provider", "seed", "verdict", "checks")
-	for _, m := range builtin.Members {
-		if (m.Kind != "broken" || m.Provider == "") && !m.EveryProvider {
-			continue
+	ss := seeds(t)
+	var b table
+	b.printf("\n%-18s %-9s %-5s %-8s %s\n", "member", "provider", "seed", "verdict", "checks")
+	t.Run("members", func(t *testing.T) {
+		for _, m := range builtin.Members {
+			if (m.Kind != "broken" || m.Provider == "") && !m.EveryProvider {
+				continue
+			}
+			for _, p := range gatewaysim.ProviderNames() {
+				if p == m.Provider || (m.Provider == "" && p == gatewaysim.ProviderStripe) {
+					continue // its own row: the zoo's or the garden's test
+				}
+				under := m
+				under.Provider = p
+				fams := []string{m.Family}
+				if fam, _ := families.FamilyByName(m.Family); fam.Crashes && p == gatewaysim.ProviderNone {
+					fams = append(fams, "concurrent-duplicates")
+				}
+				for _, seed := range ss {
+					t.Run(fmt.Sprintf("%s/%s/seed=%d", m.Name, p, seed), func(t *testing.T) {
+						together(t, ss)
+						verdict, got := certifyNeverFails(t, under, dir, seed, fams...)
+						b.printf("%-18s %-9s %-5d %-8s %s\n", m.Name, p, seed, verdict, got)
+					})
+				}
+			}
 		}
-		for _, p := range gatewaysim.ProviderNames() {
-			if p == m.Provider || (m.Provider == "" && p == gatewaysim.ProviderStripe) {
-				continue // its own row: the zoo's or the garden's test
-			}
-			under := m
-			under.Provider = p
-			fams := []string{m.Family}
-			if fam, _ := families.FamilyByName(m.Family); fam.Crashes && p == gatewaysim.ProviderNone {
-				fams = append(fams, "concurrent-duplicates")
-			}
-			for _, seed := range seeds(t) {
-				t.Run(fmt.Sprintf("%s/%s/seed=%d", m.Name, p, seed), func(t *testing.T) {
-					verdict, got := certifyNeverFails(t, under, dir, seed, fams...)
-					fmt.Fprintf(&b, "%-18s %-9s %-5d %-8s %s\n", m.Name, p, seed, verdict, got)
-				})
-			}
-		}
-	}
+	}) // returns when every run has ended
 	t.Log(b.String())
 }
