@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,19 +12,23 @@ import (
 	"github.com/idemcheck/idemcheck/history"
 )
 
-// converge ends an example with evidence for convergence (M6): every key
-// whose last answer was indeterminate (a 5xx from a replica whose database
-// link was cut by another example a moment before, a timeout) is retried,
-// once the faults have healed, until it gets a definitive answer or the
-// recovery window and its slack pass. Without it a correct server's
-// passing 503 would leave convergence undecided. The keys retry at once,
-// to one deadline; a key whose converging send already retried to its
-// deadline is not given another (no-recovery's waves took a minute more,
-// one key after another).
+// converge ends an example with evidence for convergence (M6): every
+// request whose last answer was indeterminate (a 5xx from a replica whose
+// database link was cut by another example a moment before, a timeout)
+// is retried, once the faults have healed, until it gets a definitive
+// answer or the recovery window and its slack pass. Without it a correct
+// server's passing 503 would leave convergence undecided. A request is
+// its (tenant, key) and what it asked (sentAs): the checker judges a
+// key's convergence on the requests carrying its body, so a payment's
+// 503 followed by a 422 to another body under its key (key-reuse) is
+// still retried (a soak's key was left undecided that way). The requests
+// retry at once, to one deadline; a key whose converging send already
+// retried to its deadline is not given another (no-recovery's waves took
+// a minute more, one key after another).
 func (p *execution) converge(ctx context.Context) {
 	last := map[string]history.Op{}
 	for _, op := range p.rec.Snapshot(false).Ops {
-		k := op.Tenant + "\x00" + op.Key
+		k := sentAs(op.Tenant, op.Key, op.Method, op.Path, op.Body)
 		// The answer that came last is what convergence is judged on
 		// (a duplicate held until after the others were answered).
 		if prev, ok := last[k]; !ok || op.Complete >= prev.Complete {
@@ -35,7 +40,7 @@ func (p *execution) converge(ctx context.Context) {
 	for k, op := range last {
 		p.mu.Lock()
 		req, ok := p.last[k]
-		done := p.converging[k]
+		done := p.converging[op.Tenant+"\x00"+op.Key]
 		p.mu.Unlock()
 		if ok && !done && op.Outcome == history.Info {
 			req.Purpose = "retry-until-definitive"
@@ -43,6 +48,12 @@ func (p *execution) converge(ctx context.Context) {
 		}
 	}
 	wg.Wait()
+}
+
+// sentAs names a request for converge: its (tenant, key) and exactly what
+// it asked (method, path, body), as its ops record it.
+func sentAs(tenant, key, method, path, body string) string {
+	return strings.Join([]string{tenant, key, method, path, body}, "\x00")
 }
 
 // convergeDeadline is when a converging send stops retrying: the
@@ -79,7 +90,8 @@ func (p *execution) recoveryWindow() time.Duration {
 // A definitive answer to a try sent before the environment was quiet
 // (another example's fault still active, or healed less than a recovery
 // window before) is not what convergence is judged on: the try is sent
-// again once the environment is quiet, up to maxQuietRetries times.
+// again once the environment is quiet. So is an indeterminate one that
+// came back past the deadline. Both up to maxQuietRetries times in all.
 func (p *execution) retry(ctx context.Context, req client.Request, deadline time.Time) history.Op {
 	backoff := 100 * time.Millisecond
 	requiet := 0
@@ -103,7 +115,16 @@ func (p *execution) retry(ctx context.Context, req client.Request, deadline time
 			wait = time.Duration(s) * time.Second
 		}
 		if time.Now().Add(wait).After(deadline) {
-			return op
+			// An indeterminate answer past the deadline to a try sent
+			// before the environment was quiet (a slow answer, up to the
+			// client's timeout, from a server still recovering) says
+			// nothing of convergence: one more try, once quiet.
+			quiet := p.quietAt()
+			if invoked := sent.Add(held); !invoked.Before(quiet) || p.pastPromise(quiet) || requiet == maxQuietRetries {
+				return op
+			}
+			requiet++
+			wait = max(wait, time.Until(quiet))
 		}
 		if p.sleepUntil(ctx, time.Now().Add(wait)) != nil {
 			return op

@@ -47,7 +47,7 @@ type execution struct {
 
 	mu     sync.Mutex
 	orders map[string]bool           // real order ids this example sent (mu)
-	last   map[string]client.Request // the latest request of each (tenant, key) (mu)
+	last   map[string]client.Request // the latest request of each (tenant, key) and what it asked, by sentAs (mu)
 	start  time.Time                 // when the first request was sent (mu)
 	// answered is when each send was answered, by its id, once its
 	// answer is in (a synchronous send, a collected one) (mu).

@@ -28,10 +28,11 @@ func (p *execution) send(ctx context.Context, s scenarios.Send) error {
 	for _, o := range orders {
 		p.own(o)
 	}
-	k := req.Tenant + "\x00" + req.Key
 	if req.Key != "" {
+		w, _ := p.client.Wire(req) // request checked it
 		p.mu.Lock()
-		p.last[k] = req
+		p.last[sentAs(req.Tenant, req.Key, w.Method, w.Path, string(w.Body))] = req
+		k := req.Tenant + "\x00" + req.Key
 		p.converging[k] = p.converging[k] || s.Converge
 		p.mu.Unlock()
 	}

@@ -69,3 +69,42 @@ func TestRetry_TimeHeldAtTheGateMovesTheDeadline(t *testing.T) {
 		t.Errorf("%d tries (last %s %d): want the retry to keep trying after the gate opened, its deadline moved by the time held", tries, last.Outcome, last.Status)
 	}
 }
+
+// TestRetry_SlowAnswerSentBeforeQuietIsTriedAgain: a converging try sent
+// while the environment was still recovering whose indeterminate answer
+// (here the client's timeout) came back past the deadline is tried once
+// more once the environment is quiet: its answer says nothing about
+// convergence, and without the second try the checker could only call
+// the key undecided (M6 UNKNOWN).
+func TestRetry_SlowAnswerSentBeforeQuietIsTriedAgain(t *testing.T) {
+	pol := target.Policy{TTL: time.Hour, RecoveryWindow: 300 * time.Millisecond, MaxWait: 100 * time.Millisecond}
+	r := gatedRunner(t, pol, "slow")
+	r.cfg.Timeout = pol.ConvergeSlack() + 500*time.Millisecond // longer than the window and its slack
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	p := r.newPlay(scenarios.Scenario{Name: "slow", Family: "key-reuse"})
+	defer p.client.Close()
+	if err := play(ctx, p, scenarios.Step{Fault: &scenarios.Fault{ID: "slow", Kind: "gateway:slow", Order: "o1", Params: map[string]string{"latency": "1m"}}}); err != nil {
+		t.Fatal(err)
+	}
+	defer p.cleanup(ctx)
+	req, err := p.request(scenarios.Send{Key: "k1", Order: "o1", Tenant: -1, Purpose: "retry-until-definitive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.healed = time.Now() // another example's fault healed just now
+	p.mu.Unlock()
+	quiet := p.rec.At(p.quietAt())
+	p.retry(ctx, req, time.Now())
+	ops := p.rec.Snapshot(false).Ops
+	var after int
+	for _, op := range ops {
+		if op.Invoke >= quiet {
+			after++
+		}
+	}
+	if len(ops) < 2 || after == 0 {
+		t.Errorf("%d tries, %d of them sent once quiet: want the slow try sent before quiet tried again after", len(ops), after)
+	}
+}

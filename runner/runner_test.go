@@ -285,3 +285,36 @@ func TestRun_KeyStoreFaultNeedsAStore(t *testing.T) {
 		t.Fatalf("run: %v, want the fault refused: the target keeps no store", err)
 	}
 }
+
+// TestRun_ConvergeRetriesEachBodyOfAKey: a payment's request answered
+// 502, then another body under its key (key-reuse) answered
+// definitively: the payment's own body is still retried at the end, for
+// the checker judges convergence on the requests carrying the key's
+// body. Retrying the key's last request only (the other body) left a
+// soak's key-reuse key undecided (M6 UNKNOWN).
+func TestRun_ConvergeRetriesEachBodyOfAKey(t *testing.T) {
+	r := runnerOn(t, target.Policy{TTL: time.Hour, RecoveryWindow: 100 * time.Millisecond, MaxWait: 100 * time.Millisecond}, false)
+	sc := scenarios.Scenario{Name: "reuse", Family: "key-reuse", Steps: []scenarios.Step{
+		{Fault: &scenarios.Fault{ID: "down", Kind: "gateway:fail_before_charge", Order: "o"}},
+		{Send: &scenarios.Send{ID: "first", Key: "k", Order: "o", Amount: 500, Tenant: -1, Purpose: "first"}},
+		{Heal: "down"},
+		{Send: &scenarios.Send{ID: "m0", Key: "k", Order: "o", Amount: 5001, Tenant: -1, Purpose: "different:amount"}},
+	}}
+	h := playComplete(t, r, sc)
+	first, other := h.Ops[0], h.Ops[1]
+	if first.Outcome != history.Info || other.Outcome == history.Info {
+		t.Fatalf("set-up: first %s %d, other body %s %d; want the first indeterminate and the other answered", first.Outcome, first.Status, other.Outcome, other.Status)
+	}
+	var retried []string
+	for _, op := range h.Ops[2:] {
+		if op.Purpose == "retry-until-definitive" {
+			retried = append(retried, fmt.Sprintf("amount %d: %s %d", op.Amount, op.Outcome, op.Status))
+			if op.Body != first.Body {
+				t.Errorf("op %d retried another body than the indeterminate one: %s", op.ID, op.Body)
+			}
+		}
+	}
+	if len(retried) == 0 || h.Ops[len(h.Ops)-1].Outcome == history.Info {
+		t.Errorf("retries at the end %v (ops %v): want the first body retried until it got a definitive answer", retried, purposes(h))
+	}
+}
