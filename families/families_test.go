@@ -171,6 +171,40 @@ func TestLateRetry_ProbesSpreadAcrossRetryWindow(t *testing.T) {
 	}
 }
 
+// TestLateRetry_LastProbeRetriedClearOfTheEdge: the key's last probe,
+// and no other send, re-sends an indeterminate answer (RetryWithin), up
+// to a bound after the probe and clear of the UNKNOWN band around the
+// TTL or the promise's end, whichever the probe is inside of.
+func TestLateRetry_LastProbeRetriedClearOfTheEdge(t *testing.T) {
+	for _, pol := range []target.Policy{wideWindow, {TTL: 2 * time.Second}} {
+		tg := testTarget(t, pol)
+		pol := tg.Policy
+		draw(t, "late-retry", tg, func(sc scenarios.Scenario) {
+			at := retryTimes(sc, pol.TTL)
+			var within []scenarios.Send
+			for _, s := range sc.Steps {
+				if s.Send != nil && s.Send.RetryWithin > 0 {
+					within = append(within, *s.Send)
+				}
+			}
+			if len(at) == 0 {
+				return
+			}
+			if len(within) != 1 || within[0].ID != fmt.Sprintf("retry%d", len(at)-1) {
+				t.Fatalf("sends retried within a bound %v, want the last probe's only (probes at %v)", within, at)
+			}
+			last, by := at[len(at)-1], time.Duration(within[0].RetryWithin*float64(pol.TTL))
+			edge := pol.Promise()
+			if last < pol.TTL {
+				edge = pol.TTL
+			}
+			if by <= last || by > edge-pol.Band() {
+				t.Fatalf("last probe at %s retried until %s: want after it and clear of the band %s±%s", last, by, edge, pol.Band())
+			}
+		})
+	}
+}
+
 // A target promising no more than its TTL gets only an early probe, clear
 // of the band.
 func TestLateRetry_NoLateProbeWithoutWindow(t *testing.T) {

@@ -110,10 +110,7 @@ func (p *execution) retry(ctx context.Context, req client.Request, deadline time
 			requiet++
 			continue
 		}
-		wait := backoff
-		if s, err := strconv.Atoi(op.RetryAfter); err == nil && s >= 0 {
-			wait = time.Duration(s) * time.Second
-		}
+		wait := retryAfter(op, backoff)
 		if time.Now().Add(wait).After(deadline) {
 			// An indeterminate answer past the deadline to a try sent
 			// before the environment was quiet (a slow answer, up to the
@@ -131,6 +128,35 @@ func (p *execution) retry(ctx context.Context, req client.Request, deadline time
 		}
 		backoff = min(backoff*2, time.Second)
 	}
+}
+
+// retryWithin re-sends req while its answer is indeterminate, backing
+// off from 25ms (doubling, or as Retry-After says), as long as the
+// re-send goes out by by (Send.RetryWithin): inside its key's promise,
+// clear of its edge. No recovery window is waited: a definitive answer
+// decides convergence whenever it comes, and there is no room for one.
+func (p *execution) retryWithin(ctx context.Context, req client.Request, by time.Time) history.Op {
+	backoff := 25 * time.Millisecond
+	for {
+		op := p.do(ctx, req)
+		if op.Outcome != history.Info || ctx.Err() != nil {
+			return op
+		}
+		next := time.Now().Add(retryAfter(op, backoff))
+		if next.After(by) || p.sleepUntil(ctx, next) != nil {
+			return op
+		}
+		backoff *= 2
+	}
+}
+
+// retryAfter is how long to wait before retrying op: its Retry-After in
+// seconds when it gave one, else backoff.
+func retryAfter(op history.Op, backoff time.Duration) time.Duration {
+	if s, err := strconv.Atoi(op.RetryAfter); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	return backoff
 }
 
 // maxQuietRetries bounds how often retry sends a try again because its

@@ -37,9 +37,13 @@ func (p *execution) send(ctx context.Context, s scenarios.Send) error {
 		p.mu.Unlock()
 	}
 	do := p.do
-	if s.Converge {
+	switch {
+	case s.Converge:
 		deadline := p.convergeDeadline()
 		do = func(ctx context.Context, req client.Request) history.Op { return p.retry(ctx, req, deadline) }
+	case s.RetryWithin > 0:
+		by := p.started().Add(time.Duration(s.RetryWithin * float64(p.r.cfg.Target.Policy.TTL)))
+		do = func(ctx context.Context, req client.Request) history.Op { return p.retryWithin(ctx, req, by) }
 	}
 	if !s.Async {
 		do(ctx, req)

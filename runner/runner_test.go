@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -317,4 +318,46 @@ func TestRun_ConvergeRetriesEachBodyOfAKey(t *testing.T) {
 	if len(retried) == 0 || h.Ops[len(h.Ops)-1].Outcome == history.Info {
 		t.Errorf("retries at the end %v (ops %v): want the first body retried until it got a definitive answer", retried, purposes(h))
 	}
+}
+
+// TestRun_RetryWithinStaysInsideItsBound: a probe with RetryWithin whose
+// answer is indeterminate (the gateway fails it once) is re-sent until
+// definitive, each re-send going out within its bound; with a bound
+// already passed it is not re-sent.
+func TestRun_RetryWithinStaysInsideItsBound(t *testing.T) {
+	const ttl = 500 * time.Millisecond
+	r := runnerOn(t, target.Policy{TTL: ttl, RecoveryWindow: 100 * time.Millisecond, MaxWait: 100 * time.Millisecond}, false)
+	probe := func(within float64) scenarios.Scenario {
+		return scenarios.Scenario{Name: "within", Family: "late-retry", Steps: []scenarios.Step{
+			{Send: &scenarios.Send{ID: "first", Key: "k", Order: "o", Tenant: -1, Purpose: "first"}},
+			{Wait: &scenarios.Wait{TTL: 0.5}},
+			{Fault: &scenarios.Fault{ID: "once", Kind: "gateway:fail_before_charge", Order: "o", Params: map[string]string{"times": "1"}}},
+			{Send: &scenarios.Send{ID: "last", Key: "k", Order: "o", Tenant: -1, Purpose: "late-retry@0.5xTTL", RetryWithin: within}},
+			{Heal: "once"},
+		}}
+	}
+	h := playComplete(t, r, probe(1.5))
+	if len(h.Ops) < 3 || h.Ops[1].Outcome != history.Info || h.Ops[len(h.Ops)-1].Outcome == history.Info {
+		t.Fatalf("ops %v: want the probe's indeterminate answer re-sent until definitive", outcomes(h))
+	}
+	for _, op := range h.Ops[2:] {
+		if op.Purpose != h.Ops[1].Purpose {
+			t.Errorf("op %d: %s, want only the probe's re-sends", op.ID, op.Purpose)
+		}
+		if since := op.Invoke - h.Ops[0].Invoke; since > 3*ttl/2 {
+			t.Errorf("op %d re-sent %v after the first request, past its bound %v", op.ID, since, 3*ttl/2)
+		}
+	}
+	h = playComplete(t, r, probe(0.1))
+	if n := len(slices.DeleteFunc(purposes(h), func(p string) bool { return p != "late-retry@0.5xTTL" })); n != 1 || h.Ops[1].Outcome != history.Info {
+		t.Errorf("ops %v: want the probe sent once, its bound already passed (the example's converging retries come after)", outcomes(h))
+	}
+}
+
+func outcomes(h *history.History) []string {
+	var out []string
+	for _, op := range h.Ops {
+		out = append(out, fmt.Sprintf("%s:%s/%d", op.Purpose, op.Outcome, op.Status))
+	}
+	return out
 }

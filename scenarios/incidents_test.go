@@ -49,6 +49,8 @@ func TestIncident_MemberNamesFileLine(t *testing.T) {
 func TestIncidents_BadFilesNameFileLineField(t *testing.T) {
 	cases := []struct{ yaml, want string }{
 		{"name: x\nsteps:\n  - send: {key: k1}\n", "bad.yaml:3: steps[0].send.order: expected a symbolic order"},
+		{"name: x\nsteps:\n  - send: {key: k1, order: o, retry_within: -1}\n", "bad.yaml:3: steps[0].send.retry_within: expected a positive number of TTLs"},
+		{"name: x\nsteps:\n  - send: {key: k1, order: o, retry_within: 2, converge: true}\n", "bad.yaml:3: steps[0].send.retry_within: expected either converge or retry_within"},
 		{"name: x\nsteps:\n  - fault: {id: f, kind: earthquake}\n", "bad.yaml:3: steps[0].fault.kind: expected one of"},
 		{"name: x\nsteps:\n  - fault: {id: f, kind: latency, link: client->replica0, params: {latency: fast}}\n", "bad.yaml:3: steps[0].fault.params.latency: want a duration"},
 		{"name: x\nsteps:\n  - fault: {id: f, kind: latency, link: client->replica0}\n", "bad.yaml:3: steps[0].fault.params.latency: required for latency"},

@@ -226,6 +226,10 @@ func (s *Send) validate(at string, index int, sends map[string]bool) error {
 		return bad(at+".replica", "expected a replica index, or -1 for round robin, got %d", s.Replica)
 	case s.Tenant < -1:
 		return bad(at+".tenant", "expected a tenant index, or -1 for none, got %d", s.Tenant)
+	case s.RetryWithin < 0:
+		return bad(at+".retry_within", "expected a positive number of TTLs since the first request, got %g", s.RetryWithin)
+	case s.RetryWithin > 0 && s.Converge:
+		return bad(at+".retry_within", "expected either converge or retry_within, not both")
 	}
 	return nil
 }

@@ -115,6 +115,15 @@ type Send struct {
 	// the policy's ConvergeSlack: convergence (M6) is judged on the last answer, not on
 	// one shot at a replica still warming up.
 	Converge bool `yaml:"converge,omitempty"`
+	// RetryWithin re-sends the request while its answer is indeterminate,
+	// backing off from 25ms (Retry-After when given), as long as each
+	// re-send goes out within this many TTLs after the example's first
+	// request: a request that must stay inside its key's promise and that
+	// no later request of the example retries there (late-retry's last
+	// probe: a 503 from a server still recovering from another example's
+	// fault left convergence undecided for the whole key). Not with
+	// Converge.
+	RetryWithin float64 `yaml:"retry_within,omitempty"`
 }
 
 // Wait blocks the timeline until a condition holds (bounded by Timeout,
@@ -259,6 +268,9 @@ func (s Send) String() string {
 	}
 	if s.Converge {
 		b.WriteString(" until-definitive")
+	}
+	if s.RetryWithin > 0 {
+		fmt.Fprintf(&b, " retry-within=%gxTTL", s.RetryWithin)
 	}
 	return b.String()
 }
