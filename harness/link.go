@@ -21,6 +21,10 @@ type Link string
 // ClientLink is the path from the harness's client to replica i.
 func ClientLink(i int) Link { return Link(fmt.Sprintf("client->replica%d", i)) }
 
+// FromClient reports whether l is a ClientLink: the harness's own
+// requests run through it.
+func (l Link) FromClient() bool { return strings.HasPrefix(string(l), "client->") }
+
 // GatewayLink is the path from replica i to the gateway simulator.
 func GatewayLink(i int) Link { return Link(fmt.Sprintf("replica%d->gateway", i)) }
 

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/history"
 )
 
@@ -85,6 +86,7 @@ func (r *Runner) share(p *execution, f history.Fault) (heal func()) {
 		for q, id := range sf.copies {
 			q.healedThrough(id, sf.f)
 		}
+		p.reconnect(sf.f)
 	}
 }
 
@@ -106,6 +108,7 @@ func (p *execution) liveThrough(f history.Fault) int {
 // healedThrough records the heal of the foreign fault f, recorded as id.
 func (p *execution) healedThrough(id int, f history.Fault) {
 	p.rec.Heal(id)
+	p.reconnect(f)
 	if f.ClassOf() == history.Skews {
 		return
 	}
@@ -113,6 +116,21 @@ func (p *execution) healedThrough(id int, f history.Fault) {
 	p.foreignActive--
 	p.healed = time.Now()
 	p.mu.Unlock()
+}
+
+// reconnect drops p's idle connections once f, now healed, cut the
+// harness's own link to a replica: toxiproxy closes the link's
+// connections when it goes down, and one still in the client's pool
+// when the link comes back a moment later fails the next request sent
+// on it with EOF, an indeterminate answer to a request the server never
+// saw. A soak's examples got one after nearly every such heal (the
+// crash point drop-client-in-hang cuts that link in every wave), and
+// late-retry's last probe could not be judged on convergence after it.
+// It runs before the gate lets the others' requests through.
+func (p *execution) reconnect(f history.Fault) {
+	if harness.Link(f.Target).FromClient() {
+		p.client.Close()
+	}
 }
 
 // livedSkew notes the clock skew of f, a fault p lived through (its own

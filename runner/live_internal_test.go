@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"net/http/httptrace"
 	"slices"
 	"testing"
 	"time"
@@ -136,5 +138,66 @@ func TestShared_ExamplesLiveThroughEachOthersKills(t *testing.T) {
 	res := checker.Check(h)
 	if res.Coverage.CrashFaults != 0 || res.Coverage.Faults != 2 || len(res.Coverage.CrashPoints) != 0 {
 		t.Errorf("coverage %+v: the foreign kill counted as the waiter's own", res.Coverage)
+	}
+}
+
+// TestShared_ClientLinkHealDropsPooledConnections: once a fault on the
+// harness's own link to a replica heals, every example that lived
+// through it sends its next request on a new connection: toxiproxy
+// closed the link's connections, and one left in the pool failed the
+// next request with EOF (a soak's other families got such an answer
+// after nearly every drop-client-in-hang). A fault on another link
+// leaves the pool alone, so the test sees reuse where there is some.
+func TestShared_ClientLinkHealDropsPooledConnections(t *testing.T) {
+	r := gatedRunner(t, target.Policy{TTL: time.Hour, RecoveryWindow: 100 * time.Millisecond, MaxWait: 100 * time.Millisecond}, "pool")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	start := func(name string) *execution {
+		p := r.newPlay(scenarios.Scenario{Name: name, Family: "crash-window"})
+		t.Cleanup(func() { p.client.Close() })
+		r.enter(p)
+		t.Cleanup(func() { r.exit(p) })
+		return p
+	}
+	sender, faulter := start("sender"), start("faulter")
+	defer sender.cleanup(ctx)
+	defer faulter.cleanup(ctx)
+	n := 0
+	// reused sends one request of sender and says whether it went out on
+	// a pooled connection.
+	reused := func() bool {
+		t.Helper()
+		n++
+		var got httptrace.GotConnInfo
+		tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { got = i }})
+		req, err := sender.request(scenarios.Send{Key: fmt.Sprintf("k%d", n), Order: fmt.Sprintf("o%d", n), Tenant: -1, Replica: 0, Purpose: "first"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if op := sender.do(tctx, req); op.Outcome != history.OK {
+			t.Fatalf("request %d: %s %d %s", n, op.Outcome, op.Status, op.Error)
+		}
+		return got.Reused
+	}
+	latency := func(id, link string) {
+		t.Helper()
+		if err := play(ctx, faulter, scenarios.Step{Fault: &scenarios.Fault{ID: id, Kind: "latency", Link: link, Params: map[string]string{"latency": "1ms"}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := faulter.heal(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reused() // a connection into the pool
+	latency("gw", "replica0->gateway")
+	if !reused() {
+		t.Fatal("after a fault on the gateway link the pooled connection was not reused: the test cannot see reuse")
+	}
+	latency("cl", "client->replica0")
+	if reused() {
+		t.Error("after a fault on the client's link healed, the next request went out on a pooled connection")
+	}
+	if fs := foreign(sender.rec.Snapshot(false)); len(fs) != 2 {
+		t.Errorf("sender lived through %d foreign faults, want both", len(fs))
 	}
 }
