@@ -33,6 +33,16 @@ func foreign(h *history.History) []history.Fault {
 	return out
 }
 
+// inFlight starts an example of r named name, in flight until the test
+// ends, as Run would.
+func inFlight(t *testing.T, r *Runner, name string) *execution {
+	p := r.newPlay(scenarios.Scenario{Name: name, Family: "crash-window"})
+	t.Cleanup(func() { p.client.Close() })
+	r.enter(p)
+	t.Cleanup(func() { r.exit(p) })
+	return p
+}
+
 // TestShared_ExamplesLiveThroughEachOthersKills: a replica killed and
 // restarted by one example is recorded, marked Foreign, in every other
 // example in flight (one already waiting, one that starts while the
@@ -47,13 +57,7 @@ func TestShared_ExamplesLiveThroughEachOthersKills(t *testing.T) {
 	r := gatedRunner(t, target.Policy{TTL: time.Hour, RecoveryWindow: 500 * time.Millisecond, MaxWait: 100 * time.Millisecond}, "shared")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	start := func(name string) *execution {
-		p := r.newPlay(scenarios.Scenario{Name: name, Family: "crash-window"})
-		t.Cleanup(func() { p.client.Close() })
-		r.enter(p)
-		t.Cleanup(func() { r.exit(p) })
-		return p
-	}
+	start := func(name string) *execution { return inFlight(t, r, name) }
 	waiter, killer, ended := start("waiter"), start("killer"), start("ended")
 	defer waiter.cleanup(ctx)
 	defer killer.cleanup(ctx)
@@ -152,13 +156,7 @@ func TestShared_ClientLinkHealDropsPooledConnections(t *testing.T) {
 	r := gatedRunner(t, target.Policy{TTL: time.Hour, RecoveryWindow: 100 * time.Millisecond, MaxWait: 100 * time.Millisecond}, "pool")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	start := func(name string) *execution {
-		p := r.newPlay(scenarios.Scenario{Name: name, Family: "crash-window"})
-		t.Cleanup(func() { p.client.Close() })
-		r.enter(p)
-		t.Cleanup(func() { r.exit(p) })
-		return p
-	}
+	start := func(name string) *execution { return inFlight(t, r, name) }
 	sender, faulter := start("sender"), start("faulter")
 	defer sender.cleanup(ctx)
 	defer faulter.cleanup(ctx)
