@@ -23,7 +23,7 @@ func ClientLink(i int) Link { return Link(fmt.Sprintf("client->replica%d", i)) }
 
 // FromClient reports whether l is a ClientLink: the harness's own
 // requests run through it.
-func (l Link) FromClient() bool { return strings.HasPrefix(string(l), "client->") }
+func (l Link) FromClient() bool { i := l.Replica(); return i >= 0 && l == ClientLink(i) }
 
 // GatewayLink is the path from replica i to the gateway simulator.
 func GatewayLink(i int) Link { return Link(fmt.Sprintf("replica%d->gateway", i)) }

@@ -21,7 +21,7 @@ import (
 // its (tenant, key) and what it asked (sentAs): the checker judges a
 // key's convergence on the requests carrying its body, so a payment's
 // 503 followed by a 422 to another body under its key (key-reuse) is
-// still retried (a soak's key was left undecided that way). The requests
+// still retried (it left the key's convergence undecided). The requests
 // retry at once, to one deadline; a key whose converging send already
 // retried to its deadline is not given another (no-recovery's waves took
 // a minute more, one key after another).

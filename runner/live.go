@@ -123,9 +123,10 @@ func (p *execution) healedThrough(id int, f history.Fault) {
 // connections when it goes down, and one still in the client's pool
 // when the link comes back a moment later fails the next request sent
 // on it with EOF, an indeterminate answer to a request the server never
-// saw. A soak's examples got one after nearly every such heal (the
-// crash point drop-client-in-hang cuts that link in every wave), and
-// late-retry's last probe could not be judged on convergence after it.
+// saw. In a soak every indeterminate answer outside crash-window's own
+// strikes (and concurrent duplicates' 409s) was one, after the crash
+// point drop-client-in-hang, which cuts that link in every wave; on a
+// key's last request inside its promise it leaves convergence undecided.
 // It runs before the gate lets the others' requests through.
 func (p *execution) reconnect(f history.Fault) {
 	if harness.Link(f.Target).FromClient() {

@@ -121,7 +121,7 @@ func TestShared_ExamplesLiveThroughEachOthersKills(t *testing.T) {
 		t.Fatal(err)
 	}
 	restarted = time.Now()
-	req, err := waiter.request(scenarios.Send{Key: "k1", Order: "o1", Tenant: -1, Purpose: "retry-after-recovery"})
+	req, _, err := waiter.request(scenarios.Send{Key: "k1", Order: "o1", Tenant: -1, Purpose: "retry-after-recovery"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestShared_ClientLinkHealDropsPooledConnections(t *testing.T) {
 		n++
 		var got httptrace.GotConnInfo
 		tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { got = i }})
-		req, err := sender.request(scenarios.Send{Key: fmt.Sprintf("k%d", n), Order: fmt.Sprintf("o%d", n), Tenant: -1, Replica: 0, Purpose: "first"})
+		req, _, err := sender.request(scenarios.Send{Key: fmt.Sprintf("k%d", n), Order: fmt.Sprintf("o%d", n), Tenant: -1, Replica: 0, Purpose: "first"})
 		if err != nil {
 			t.Fatal(err)
 		}

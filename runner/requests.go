@@ -17,7 +17,7 @@ func (p *execution) send(ctx context.Context, s scenarios.Send) error {
 	if err := p.priceUniquely(ctx, &s); err != nil {
 		return err
 	}
-	req, err := p.request(s)
+	req, w, err := p.request(s)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,6 @@ func (p *execution) send(ctx context.Context, s scenarios.Send) error {
 		p.own(o)
 	}
 	if req.Key != "" {
-		w, _ := p.client.Wire(req) // request checked it
 		p.mu.Lock()
 		p.last[sentAs(req.Tenant, req.Key, w.Method, w.Path, string(w.Body))] = req
 		k := req.Tenant + "\x00" + req.Key
@@ -56,14 +55,15 @@ func (p *execution) send(ctx context.Context, s scenarios.Send) error {
 	return nil
 }
 
-func (p *execution) request(s scenarios.Send) (client.Request, error) {
+// request builds s's request, and it as it goes on the wire.
+func (p *execution) request(s scenarios.Send) (client.Request, target.Request, error) {
 	s.Defaults()
 	if s.Replica >= p.r.cfg.Env.Replicas() {
-		return client.Request{}, fmt.Errorf("replica %d: the environment has %d", s.Replica, p.r.cfg.Env.Replicas())
+		return client.Request{}, target.Request{}, fmt.Errorf("replica %d: the environment has %d", s.Replica, p.r.cfg.Env.Replicas())
 	}
 	tenants := p.r.cfg.Target.Tenants
 	if s.Tenant >= len(tenants) {
-		return client.Request{}, fmt.Errorf("tenant %d: the target has %d", s.Tenant, len(tenants))
+		return client.Request{}, target.Request{}, fmt.Errorf("tenant %d: the target has %d", s.Tenant, len(tenants))
 	}
 	req := client.Request{Client: s.Client, Replica: s.Replica, Key: p.realKey(s.Key), Order: p.realOrder(s.Order), OrderSym: s.Order,
 		Amount: s.Amount, Currency: s.Currency, Purpose: s.Purpose, Writing: target.Writing{Style: s.Writing, Edit: s.Edit}}
@@ -79,10 +79,11 @@ func (p *execution) request(s scenarios.Send) (client.Request, error) {
 	applyKeyForm(&req, s.KeyForm)
 	// A writing or edit the target's body does not have is the
 	// scenario's mistake: refused here, before anything is recorded.
-	if _, err := p.client.Wire(req); err != nil {
-		return client.Request{}, fmt.Errorf("send %s: %w", s.ID, err)
+	w, err := p.client.Wire(req)
+	if err != nil {
+		return client.Request{}, target.Request{}, fmt.Errorf("send %s: %w", s.ID, err)
 	}
-	return req, nil
+	return req, w, nil
 }
 
 func (p *execution) bodyOrder(body []byte) string {

@@ -43,7 +43,7 @@ func TestRetry_TimeHeldAtTheGateMovesTheDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.cleanup(ctx)
-	req, err := p.request(scenarios.Send{Key: "k1", Order: "o1", Tenant: -1, Purpose: "retry-after-recovery"})
+	req, _, err := p.request(scenarios.Send{Key: "k1", Order: "o1", Tenant: -1, Purpose: "retry-after-recovery"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestRetry_SlowAnswerSentBeforeQuietIsTriedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.cleanup(ctx)
-	req, err := p.request(scenarios.Send{Key: "k1", Order: "o1", Tenant: -1, Purpose: "retry-until-definitive"})
+	req, _, err := p.request(scenarios.Send{Key: "k1", Order: "o1", Tenant: -1, Purpose: "retry-until-definitive"})
 	if err != nil {
 		t.Fatal(err)
 	}
